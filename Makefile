@@ -1,0 +1,50 @@
+# PyTorch as a computation library: the course's commands.
+#   make lab    create .venv if missing, install, open JupyterLab on module 00
+#   make test   create .venv if missing, install, run every test (nbval over all notebooks + consistency + units)
+#   make notebooks   regenerate exercises/ and execute stale notebooks (python -m torchcourse.build)
+# Nothing is installed outside .venv; no kernel is registered globally.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+LAB_ARGS ?=
+BUILD_ARGS ?=
+# One definition of the suite: strict nbval over the three notebook folders, plus tests/.
+NOTEBOOK_DIRS := notebooks solutions exercises
+TEST_ARGS ?= -n 2 --dist loadfile
+PYTEST := $(PY) -m pytest -p no:cacheprovider --nbval --nbval-current-env \
+	--nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout 300 tests $(NOTEBOOK_DIRS)
+
+.PHONY: lab test notebooks check-notebooks install clean help
+
+help:
+	@sed -n '1,7p' Makefile
+
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
+	@touch $@
+
+install: $(STAMP)
+
+lab: $(STAMP)
+	JUPYTERLAB_WORKSPACES_DIR=$(CURDIR)/.venv/jupyter-workspaces \
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(CURDIR) notebooks/00_start_here.ipynb $(LAB_ARGS)
+
+test: $(STAMP)
+	@rc=0; $(PYTEST) $(TEST_ARGS) || rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests; that is a failure"; exit 1; fi; \
+	exit $$rc
+
+notebooks: $(STAMP)
+	$(PY) -m torchcourse.build $(BUILD_ARGS)
+
+check-notebooks: $(STAMP)
+	$(PY) -m torchcourse.build --check
+
+clean:
+	rm -rf $(VENV) .pytest_cache

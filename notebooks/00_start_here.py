@@ -1,0 +1,268 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 00 · Start here
+#
+# PyTorch is usually introduced as a deep-learning framework. This course treats it as
+# what it also is: a fast array library with a GPU back end, a compiler and automatic
+# differentiation. You will look inside tensors (storage, strides, dtypes), solve
+# linear systems, move work to a GPU, and make NumPy-style code faster with
+# `torch.compile`, measuring every claim as you go.
+#
+# This first notebook shows how the course works and checks that your machine is ready.
+#
+# **Objectives.** After this notebook you can:
+# 1. run a notebook cell by cell and restart it cleanly;
+# 2. read the preflight report and know what your machine can and cannot do;
+# 3. create a tensor and read its shape, dtype and device;
+# 4. solve an exercise, read its check's verdict, and ask for a hint.
+#
+# **Prerequisites.** Python (functions, lists, loops). No PyTorch yet.
+#
+# **Time.** 25 min teaching, 15 min exercises.
+
+# %% [markdown]
+# ## How the course is organised
+#
+# Every module comes as three notebooks with the same number:
+#
+# | folder | what | you... |
+# |---|---|---|
+# | `notebooks/` | the lesson | read and run it top to bottom |
+# | `exercises/` | exercises with empty answers | write your answers here |
+# | `solutions/` | the same exercises, answered | look only after trying |
+#
+# The modules, in teaching order (this table is read from the course's own index, so it is
+# always current):
+
+# %%
+from IPython.display import Markdown
+
+from torchcourse.course import markdown_table
+
+Markdown(markdown_table())
+
+# %% [markdown]
+# ## Running a notebook
+#
+# A notebook is a list of cells. Run the selected cell with **Shift+Enter**; the number in
+# `[ ]` beside a cell says in which order cells ran. Cells share one Python process (the
+# *kernel*), so a variable defined in one cell is visible in later ones:
+
+# %%
+greeting = "tensors"
+print(f"Hello, {greeting}!")
+
+# %% [markdown]
+# Because the kernel remembers everything, running cells out of order can leave it in a
+# state no reader can reproduce. When in doubt use **Kernel → Restart Kernel and Run All
+# Cells**: every notebook in this course runs top to bottom in under 90 seconds on a
+# 2-core laptop CPU, and the course's tests run each one exactly that way.
+
+# %% [markdown]
+# ## The preflight: is this machine ready?
+#
+# The preflight reports your Python and PyTorch versions, the devices PyTorch can see,
+# whether `torch.compile` works here (it compiles a tiny function to find out), free memory
+# and a measured memory bandwidth. Lines marked `!` are notes, not errors: without a GPU,
+# for instance, the GPU cells of the course say what they skipped and carry on. The same
+# report runs from a terminal with `python -m torchcourse.preflight`.
+#
+# The report depends on your machine, so its output differs from the one stored here; the
+# line after it is what must hold everywhere.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+from torchcourse import preflight
+
+items = preflight.run()
+print(preflight.report(items))
+
+# %%
+can_run = not any(item.fatal and not item.ok for item in items)
+print("The course can run here:", can_run)
+
+# %% [markdown]
+# ## Your first tensors
+#
+# A tensor is an n-dimensional array of numbers of one type, living on one device.
+# Three attributes describe it: `shape` (how many numbers along each dimension), `dtype`
+# (what kind of number) and `device` (which memory it lives in).
+
+# %%
+import torch
+
+t = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+print(t)
+print("shape:", t.shape, "| dtype:", t.dtype, "| device:", t.device)
+
+# %% [markdown]
+# `t.shape` is a `torch.Size`, which is a tuple. `t.dim()` counts dimensions and
+# `t.numel()` counts elements. Arithmetic works element by element, and reductions such
+# as `sum` can run over one dimension (`dim=0` sums down the columns):
+
+# %%
+print("dim:", t.dim(), "| numel:", t.numel())
+print("t * 10 =", t * 10)
+print("column sums:", t.sum(dim=0))
+
+# %% [markdown]
+# Code in this course never hard-codes a device. It asks once for the best one (CUDA,
+# then Apple's MPS, then the CPU) and creates tensors there:
+
+# %%
+from torchcourse import describe_device, pick_device
+
+device = pick_device()
+x = torch.linspace(0, 2 * torch.pi, 200, device=device)
+y = torch.sin(x) * torch.exp(-x / 4)
+print("computed on:", y.device.type in {"cpu", "cuda", "mps"})
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+print("this machine's device:", describe_device(device))
+
+# %% [markdown]
+# Tensors plot with matplotlib once they are on the CPU (`.cpu()` is a no-op when they
+# already are). Look at the picture: 200 samples of a damped sine wave, computed in one
+# vectorised expression.
+
+# %%
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(6, 2.5))
+ax.plot(x.cpu(), y.cpu(), marker=".", markersize=3, linewidth=0.8)
+ax.set(xlabel="x", ylabel="sin(x)·exp(-x/4)", title="200 values computed in one tensor expression")
+ax.grid(alpha=0.3)
+plt.show()
+
+# %% [markdown]
+# ## Exercises, checks and hints
+#
+# Each exercise asks you to write a small function. Under it, a **check** runs your
+# function on several inputs, compares the result with a reference answer, and prints
+# one line:
+#
+# * `✓` your function agrees with the reference on every input;
+# * `✗` it does not, and the line says what differed first (shape, dtype, device, values,
+#   a view where a copy was needed, an input you changed in place, or the error your
+#   function raised);
+# * `…` not attempted yet: the function still holds its placeholder.
+#
+# Here is exercise 00.1 ("return the numbers 0 to n-1 as a float32 *column*") answered
+# three ways. First untouched, as you find it in `exercises/`:
+
+# %%
+from torchcourse import check, hint
+
+
+def column_of(n):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("00.1", column_of)
+
+# %% [markdown]
+# A first attempt that forgets the column shape, and one that forgets the dtype. The
+# check names the difference and the input where it showed up:
+
+# %%
+def column_of(n):
+    return torch.arange(n, dtype=torch.float32)
+
+
+check("00.1", column_of)
+
+
+# %%
+def column_of(n):
+    return torch.arange(n).reshape(n, 1)
+
+
+check("00.1", column_of)
+
+
+# %% [markdown]
+# Stuck? `hint(id)` shows the hints one at a time, so you can take only as much help as you
+# need. Each call shows the next one:
+
+# %%
+hint("00.1")
+hint("00.1")
+
+# %% [markdown]
+# And a right answer:
+
+# %%
+def column_of(n):
+    return torch.arange(n, dtype=torch.float32).reshape(n, 1)
+
+
+check("00.1", column_of)
+
+# %% [markdown]
+# Checks never crash the notebook. If your function raises, returns `None`, returns a
+# NumPy array or a list, or quietly changes its input, the check reports it as a `✗`:
+
+# %%
+def column_of(n):
+    return [float(i) for i in range(n)]
+
+
+check("00.1", column_of)
+
+# %% [markdown]
+# ## Common mistakes
+#
+# **Ragged nested lists.** A tensor is rectangular: every row needs the same length.
+# PyTorch says which dimension is ragged:
+
+# %% tags=["raises-exception"]
+torch.tensor([[1, 2], [3]])
+
+# %% [markdown]
+# **Mixing devices.** Both operands of an operation must live on the same device. With a
+# GPU you meet this as `cuda:0` versus `cpu`; here we show it with the `meta` device (shapes
+# without data), which exists on every machine:
+
+# %% tags=["raises-exception"]
+torch.ones(2, device="meta") + torch.ones(2)
+
+# %% [markdown]
+# **Integer tensors and `mean`.** `torch.tensor([1, 2, 3])` holds integers (`int64`), and
+# an average of integers is not an integer, so PyTorch refuses rather than guess:
+
+# %% tags=["raises-exception"]
+torch.tensor([1, 2, 3]).mean()
+
+# %% [markdown]
+# Fix: say what you want, `torch.tensor([1, 2, 3]).float().mean()` or
+# `torch.tensor([1.0, 2.0, 3.0]).mean()`.
+
+# %%
+print(torch.tensor([1, 2, 3]).float().mean())
+
+# %% [markdown]
+# ## Key points
+#
+# * Lessons in `notebooks/`, your work in `exercises/`, answers in `solutions/`.
+# * Restart and run all when the kernel's state is in doubt; every notebook runs top to bottom.
+# * The preflight (`python -m torchcourse.preflight`) tells what your machine can do.
+# * A tensor has a `shape`, a `dtype` and a `device`; pick the device once, with `pick_device()`.
+# * `check(id, fn)` prints `✓`, a specific `✗`, or `…`; `hint(id)` gives one hint at a time.
+#
+# **Exercises:** [exercises/00_start_here.ipynb](../exercises/00_start_here.ipynb) ·
+# **Next:** [01 · From data to tensors](01_data_to_tensors.ipynb)

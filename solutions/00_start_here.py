@@ -1,0 +1,149 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 00 · Start here: exercises
+#
+# Warm-ups for the lesson [00 · Start here](../notebooks/00_start_here.ipynb): creating
+# tensors, reading shapes, moving a tensor to a device, and the traps the checks catch.
+#
+# Write each answer in place of `raise NotImplementedError`, run the cell, and read the
+# check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("00.3")` shows the
+# next hint for exercise 00.3. Exercises go from warm-up to stretch; each one stands alone.
+# (The worked answers are in `solutions/`; the notebook in `exercises/` is generated from it
+# with the answers taken out.)
+
+# %%
+import torch
+
+from torchcourse import check, hint
+
+# %% [markdown]
+# ### 00.1 · A column of numbers (warm-up)
+#
+# Write `column_of(n)` that returns the numbers `0, 1, ..., n-1` as a **float32 column**:
+# a tensor of shape `(n, 1)`.
+
+# %%
+def column_of(n):
+    ### BEGIN SOLUTION
+    return torch.arange(n, dtype=torch.float32).reshape(n, 1)
+    ### END SOLUTION
+
+
+check("00.1", column_of)
+
+
+# %% [markdown]
+# ### 00.2 · Dimensions, shape and size
+#
+# Write `shape_info(t)` that returns a tuple `(number of dimensions, shape as a tuple,
+# number of elements)`. For a 2×3 tensor: `(2, (2, 3), 6)`; for a 0-dimensional tensor
+# such as `torch.tensor(7.0)`: `(0, (), 1)`.
+
+# %%
+def shape_info(t):
+    ### BEGIN SOLUTION
+    return t.dim(), tuple(t.shape), t.numel()
+    ### END SOLUTION
+
+
+check("00.2", shape_info)
+
+
+# %% [markdown]
+# ### 00.3 · Move a tensor to a device
+#
+# Write `move_to(t, device)` that returns `t` on `device`, keeping its dtype. The check also
+# uses the `meta` device, which has shapes but no data, so this exercise runs on any machine.
+
+# %%
+def move_to(t, device):
+    ### BEGIN SOLUTION
+    return t.to(device)
+    ### END SOLUTION
+
+
+check("00.3", move_to)
+
+
+# %% [markdown]
+# ### 00.4 · Standardise without touching the input
+#
+# Write `standardise(t)` that returns `(t - mean) / std` (PyTorch's default `std`, with
+# Bessel's correction). The caller's tensor must not change: the check compares it before
+# and after your function runs.
+
+# %%
+def standardise(t):
+    ### BEGIN SOLUTION
+    return (t - t.mean()) / t.std()
+    ### END SOLUTION
+
+
+check("00.4", standardise)
+
+
+# %% [markdown]
+# ### 00.5 · The first row, without a copy
+#
+# Write `first_row(t)` that returns the first row of a 2-D tensor **as a view**: a tensor
+# that shares memory with `t`, so no data is copied. The check tells a view from a copy.
+
+# %%
+def first_row(t):
+    ### BEGIN SOLUTION
+    return t[0]
+    ### END SOLUTION
+
+
+check("00.5", first_row)
+
+
+# %% [markdown]
+# ### 00.6 · A batch of images
+#
+# `images` is a Python list of N grey images, each a tensor of shape `(H, W)`. Write
+# `batch_of(images)` that returns one tensor of shape `(N, 1, H, W)`: batch first, then a
+# channel dimension of size 1, the layout image code expects.
+
+# %%
+def batch_of(images):
+    ### BEGIN SOLUTION
+    return torch.stack(images).unsqueeze(1)
+    ### END SOLUTION
+
+
+check("00.6", batch_of)
+
+
+# %% [markdown]
+# ### 00.7 · Count values above a threshold (stretch)
+#
+# Write `count_above(t, threshold)` that returns, as a Python `int`, how many elements of
+# `t` are strictly greater than `threshold`. No Python loop: let one tensor expression do
+# the work.
+
+# %%
+def count_above(t, threshold):
+    ### BEGIN SOLUTION
+    return int((t > threshold).sum())
+    ### END SOLUTION
+
+
+check("00.7", count_above)
+
+# %% [markdown]
+# **Back to the lesson:** [00 · Start here](../notebooks/00_start_here.ipynb) ·
+# **Next module:** [01 · From data to tensors](../notebooks/01_data_to_tensors.ipynb)

@@ -1,0 +1,26 @@
+"""torchcourse: the small helper package of the course "PyTorch as a computation library".
+
+What a notebook imports: ``check`` and ``hint`` for exercises, device and timing
+helpers, and ``data_path`` for the course's data files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .checks import check, hint
+from .device import describe_device, gpu_skip_message, has_gpu, pick_device, synchronize
+from .timing import Timing, copy_bandwidth, format_seconds, measure, time_once
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def data_path(name: str) -> Path:
+    """Absolute path of a file in the course's ``data/`` folder."""
+    return ROOT / "data" / name
+
+
+__all__ = [
+    "ROOT", "Timing", "check", "copy_bandwidth", "data_path", "describe_device", "format_seconds",
+    "gpu_skip_message", "has_gpu", "hint", "measure", "pick_device", "synchronize", "time_once",
+]

@@ -1,0 +1,201 @@
+"""Build the course: generate exercises from solutions, execute every notebook.
+
+    python -m torchcourse.build            # regenerate exercises/, execute stale notebooks
+    python -m torchcourse.build --all      # execute every notebook
+    python -m torchcourse.build solutions/01_data_to_tensors.py   # just these (and their exercises)
+    python -m torchcourse.build --check    # change nothing; exit 1 if anything is stale
+
+The ``.py`` files (jupytext percent format) are the source of truth. Each is executed
+into its ``.ipynb`` with ``jupytext --to ipynb --execute`` in a fixed environment (CPU
+only, fixed hash seed), so stored outputs are reproducible. ``jupytext --sync`` is
+never used: it picks inputs from whichever file is newer and can revert an edit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = ("notebooks", "solutions", "exercises")
+
+BEGIN = re.compile(r"^(?P<indent>\s*)(?P<md># )?### BEGIN SOLUTION\s*$")
+END = re.compile(r"^\s*(# )?### END SOLUTION\s*$")
+STUB_CODE = ("{indent}# YOUR CODE HERE", "{indent}raise NotImplementedError")
+STUB_MARKDOWN = ("# *Write your answer here.*",)
+
+# The fixed environment every notebook is executed in: CPU only, reproducible hashing,
+# no torch logging, and a marker the notebooks can read.
+BUILD_ENV = {
+    "CUDA_VISIBLE_DEVICES": "",
+    "PYTHONHASHSEED": "0",
+    "TORCHCOURSE_BUILD": "1",
+    "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+}
+UNSET_ENV = ("TORCH_LOGS", "TORCHDYNAMO_VERBOSE", "MPLBACKEND")
+
+
+class BuildError(Exception):
+    """A source file the build cannot turn into an exercise notebook."""
+
+
+def make_exercise(source: str, name: str = "<solution>") -> str:
+    """Replace each ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` region with a stub.
+
+    In code the stub keeps the region's indentation and raises ``NotImplementedError``
+    (so a check says "not attempted yet"); in a markdown cell (``# ### BEGIN SOLUTION``)
+    it becomes an invitation to write the answer.
+    """
+    out: list[str] = []
+    start: int | None = None
+    for lineno, line in enumerate(source.splitlines(), 1):
+        begin, end = BEGIN.match(line), END.match(line)
+        if begin:
+            if start is not None:
+                raise BuildError(f"{name}:{lineno}: BEGIN SOLUTION inside the region opened at line {start}")
+            start = lineno
+            stub = STUB_MARKDOWN if begin.group("md") else STUB_CODE
+            out.extend(s.format(indent=begin.group("indent")) for s in stub)
+        elif end:
+            if start is None:
+                raise BuildError(f"{name}:{lineno}: END SOLUTION without a BEGIN SOLUTION")
+            start = None
+        elif start is None:
+            out.append(line)
+    if start is not None:
+        raise BuildError(f"{name}:{start}: BEGIN SOLUTION is never closed")
+    return "\n".join(out) + "\n"
+
+
+def exercise_path(solution: Path) -> Path:
+    return ROOT / "exercises" / solution.name
+
+
+def generated_exercises() -> dict[Path, str]:
+    """What every ``exercises/*.py`` should contain, from ``solutions/*.py``."""
+    return {exercise_path(p): make_exercise(p.read_text(encoding="utf-8"), str(p.relative_to(ROOT)))
+            for p in sorted((ROOT / "solutions").glob("*.py"))}
+
+
+def sources() -> list[Path]:
+    """Every notebook source of the course, in teaching order within each folder."""
+    return [p for folder in FOLDERS for p in sorted((ROOT / folder).glob("*.py"))]
+
+
+def staleness(py: Path) -> str | None:
+    """Why ``py``'s ``.ipynb`` must be rebuilt, or ``None`` when it is fresh."""
+    import jupytext
+
+    nb_path = py.with_suffix(".ipynb")
+    if not nb_path.exists():
+        return "no .ipynb"
+    try:
+        nb = jupytext.read(nb_path)
+    except Exception as exc:
+        return f"unreadable .ipynb ({exc})"
+    text = jupytext.read(py)
+    src_cells = [(c.cell_type, c.source) for c in text.cells]
+    nb_cells = [(c.cell_type, c.source) for c in nb.cells]
+    if src_cells != nb_cells:
+        return "cell sources differ from the .py"
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and cell.source.strip() and cell.get("execution_count") is None:
+            return f"code cell {i} was never executed"
+    return None
+
+
+def execute(py: Path) -> tuple[Path, float, str | None]:
+    """Execute ``py`` into its ``.ipynb``; return (path, seconds, error or None)."""
+    env = {k: v for k, v in os.environ.items() if k not in UNSET_ENV}
+    env.update(BUILD_ENV)
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "jupytext", "--to", "ipynb", "--execute", py.name],
+        cwd=py.parent, env=env, capture_output=True, text=True,
+    )
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        return py, seconds, (proc.stdout + proc.stderr)[-4000:]
+    return py, seconds, None
+
+
+def write_exercises(check: bool) -> list[str]:
+    """Regenerate ``exercises/*.py``; in check mode only report differences."""
+    problems = []
+    wanted = generated_exercises()
+    for path, text in wanted.items():
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+        if current != text:
+            if check:
+                problems.append(f"{path.relative_to(ROOT)}: differs from what solutions/ generates")
+            else:
+                path.write_text(text, encoding="utf-8")
+                print(f"generated {path.relative_to(ROOT)}")
+    for path in sorted((ROOT / "exercises").glob("*.py")):
+        if path not in wanted:
+            problems.append(f"{path.relative_to(ROOT)}: has no solutions/ source")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("paths", nargs="*", type=Path, help="only these .py sources (solutions pull in their exercises)")
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 when anything is stale")
+    parser.add_argument("--all", action="store_true", help="execute every notebook, stale or not")
+    parser.add_argument("--jobs", "-j", type=int, default=1, help="notebooks executed at once (default 1: timings stay clean)")
+    args = parser.parse_args(argv)
+
+    problems = write_exercises(args.check)
+    if args.paths:
+        chosen = []
+        for p in args.paths:
+            p = p.resolve().with_suffix(".py")
+            chosen.append(p)
+            if p.parent == ROOT / "solutions":
+                chosen.append(exercise_path(p))
+    else:
+        chosen = sources()
+
+    todo = []
+    for py in chosen:
+        if not py.exists():
+            problems.append(f"{py}: no such source")
+            continue
+        reason = "requested" if (args.all or args.paths) else staleness(py)
+        if reason and args.check:
+            reason = staleness(py)
+        if reason:
+            todo.append((py, reason))
+
+    if args.check:
+        problems += [f"{py.relative_to(ROOT)}: {why}" for py, why in todo]
+        for p in problems:
+            print("stale:", p)
+        print("build --check:", "OK, everything is fresh" if not problems else f"{len(problems)} problem(s)")
+        return 1 if problems else 0
+    if problems:
+        for p in problems:
+            print("error:", p)
+        return 1
+
+    failures = 0
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for py, seconds, error in pool.map(lambda item: execute(item[0]), todo):
+            rel = py.relative_to(ROOT)
+            if error:
+                failures += 1
+                print(f"FAILED {rel} after {seconds:.1f} s\n{error}")
+            else:
+                print(f"executed {rel} in {seconds:.1f} s")
+    print(f"build: {len(todo) - failures} notebook(s) executed, {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,189 @@
+"""Exercise checks: run the learner's function beside a reference and print one line.
+
+Each exercise is an :class:`Exercise` declared in ``torchcourse/exercises/mNN.py``
+(the single source of its reference answer, its test inputs, its hints and the
+typical wrong answers it must reject). A notebook calls ``check("01.3", fn)`` and
+sees exactly one line:
+
+* ``✓ 01.3 Title: ...`` when ``fn`` agrees with the reference on every input,
+* ``✗ 01.3 Title: ...`` naming the first difference (type, shape, dtype, device,
+  values, aliasing, an input changed in place, or the exception ``fn`` raised),
+* ``… 01.3 Title: not attempted yet ...`` while ``fn`` still raises ``NotImplementedError``.
+
+A check never raises: every failure of the learner's code becomes the ``✗`` line.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import torch
+
+from .compare import compare, describe, shares_memory
+
+PASS, FAIL, TODO = "✓", "✗", "…"
+# The line every check prints starts with its mark and the exercise id: "✓ 01.3 ..."
+CHECK_LINE = re.compile(r"^([✓✗…]) (\d\d\.\d+) ", re.MULTILINE)
+
+
+@dataclass
+class Exercise:
+    """One checked exercise.
+
+    ``cases`` builds fresh argument tuples (seeded, several shapes/dtypes) each time it
+    is called, so a learner's in-place change can never leak from one check into the
+    next. ``wrong`` holds typical wrong answers that the test-suite proves are rejected.
+    """
+
+    id: str
+    title: str
+    reference: Callable[..., Any]
+    cases: Callable[[], Sequence[tuple]]
+    hints: Sequence[str]
+    wrong: Sequence[Callable[..., Any]] = ()
+    rtol: float = 1e-5
+    atol: float = 1e-6
+    check_dtype: bool = True
+    # "view": the result must share storage with the first argument; "copy": it must not.
+    alias: str | None = None
+    # True: the function must change its first argument in place (its return value is ignored).
+    inplace: bool = False
+    # Extra rule on top of the comparison: (args, got) -> message or None.
+    extra: Callable[[tuple, Any], str | None] | None = None
+
+
+class _Registry:
+    """Exercises by id, loaded lazily from ``torchcourse.exercises.mNN``."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, Exercise] = {}
+        self._loaded: set[str] = set()
+
+    def module_exercises(self, module: str) -> list[Exercise]:
+        """All exercises of module ``"01"`` in order (imports its definitions)."""
+        mod = importlib.import_module(f"torchcourse.exercises.m{module}")
+        exercises = list(mod.EXERCISES)
+        for ex in exercises:
+            self._by_id[ex.id] = ex
+        self._loaded.add(module)
+        return exercises
+
+    def get(self, exercise_id: str) -> Exercise | None:
+        if exercise_id not in self._by_id:
+            module = str(exercise_id).split(".")[0]
+            if module not in self._loaded:
+                try:
+                    self.module_exercises(module)
+                except ModuleNotFoundError:
+                    return None
+        return self._by_id.get(exercise_id)
+
+
+REGISTRY = _Registry()
+
+
+def _case_text(i: int, args: tuple) -> str:
+    if not args:
+        return ""
+    shown = ", ".join(describe(a) for a in args[:3])
+    return f" (input #{i + 1}: {shown})"
+
+
+def _snapshot(args: tuple) -> tuple:
+    return tuple(a.detach().clone() if isinstance(a, torch.Tensor) else copy.deepcopy(a) for a in args)
+
+
+def evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
+    """Run ``fn`` against ``ex`` and return ``(status, message)``; never raises."""
+    if fn is None or not callable(fn):
+        return FAIL, f"expected a function (pass the function itself, without calling it), got {describe(fn)}"
+    try:
+        cases = list(ex.cases())
+    except Exception as exc:  # a broken case generator is a course bug; still no traceback
+        return FAIL, f"the check could not build its inputs ({type(exc).__name__}: {exc})"
+    for i, args in enumerate(cases):
+        ref_args, my_args = _snapshot(args), _snapshot(args)
+        before = _snapshot(args)
+        expected = ex.reference(*ref_args)
+        try:
+            got = fn(*my_args)
+        except NotImplementedError:
+            return TODO, f'not attempted yet (replace `raise NotImplementedError` with your answer; hint("{ex.id}") helps)'
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # SystemExit too: a learner's exit() must not kill the check
+            text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            return FAIL, f"your function raised {type(exc).__name__}{': ' + text if text else ''}{_case_text(i, args)}"
+        where = _case_text(i, args)
+        if ex.inplace:
+            msg = compare(my_args[0], ref_args[0], rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype)
+            if msg:
+                return FAIL, f"after your function ran, the input was not changed as expected{where}: {msg}"
+        else:
+            for k, (a, b) in enumerate(zip(my_args, before)):
+                if isinstance(a, torch.Tensor) and compare(a, b, rtol=0, atol=0) is not None:
+                    return FAIL, (f"your function changed its argument {k + 1} in place{where}; "
+                                  "leave inputs unchanged (use out-of-place operations or .clone())")
+            msg = compare(got, expected, rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype)
+            if msg:
+                return FAIL, msg + where
+        if ex.alias == "view" and not shares_memory(got, my_args[0]):
+            return FAIL, f"the values are right but the result is a copy; return a view that shares the input's storage{where}"
+        if ex.alias == "copy" and shares_memory(got, my_args[0]):
+            return FAIL, f"the result shares memory with the input (a view): writing to it would change the input{where}"
+        if ex.extra is not None:
+            try:
+                msg = ex.extra(my_args, got)
+            except Exception as exc:
+                msg = f"could not inspect your result ({type(exc).__name__}: {exc})"
+            if msg:
+                return FAIL, msg + where
+    n = len(cases)
+    return PASS, f"matches the reference on {n} input{'s' if n != 1 else ''}" if cases and cases[0] else "correct"
+
+
+def check(exercise_id: str, fn: Any) -> None:
+    """Check the learner's ``fn`` for exercise ``exercise_id`` and print one line.
+
+    Returns nothing, so a notebook cell ending in ``check(...)`` shows only that line;
+    tests use :func:`evaluate` for the status.
+    """
+    try:
+        ex = REGISTRY.get(exercise_id)
+    except Exception as exc:
+        print(f"{FAIL} {exercise_id}: could not load the exercise definitions ({type(exc).__name__}: {exc})")
+        return
+    if ex is None:
+        print(f"{FAIL} {exercise_id}: no such exercise id (ids look like '01.3')")
+        return
+    try:
+        status, message = evaluate(ex, fn)
+    except Exception as exc:  # the reference itself failed: a course bug, reported not raised
+        status, message = FAIL, f"the check itself failed ({type(exc).__name__}: {exc}); please report this"
+    print(f"{status} {ex.id} {ex.title}: {' '.join(message.split())}")
+
+
+_hint_position: dict[str, int] = {}
+
+
+def hint(exercise_id: str, all: bool = False) -> None:  # noqa: A002 - `all` reads well in a notebook
+    """Print the next hint for an exercise (or every hint with ``all=True``)."""
+    ex = REGISTRY.get(exercise_id)
+    if ex is None:
+        print(f"No exercise with id {exercise_id!r}.")
+        return
+    hints = list(ex.hints)
+    if all:
+        for i, h in enumerate(hints, 1):
+            print(f"Hint {i} of {len(hints)} for {ex.id}: {h}")
+        return
+    pos = _hint_position.get(ex.id, 0)
+    if pos >= len(hints):
+        print(f"No more hints for {ex.id}. The worked answer is in the solutions/ notebook of module {ex.id.split('.')[0]}.")
+        return
+    _hint_position[ex.id] = pos + 1
+    print(f"Hint {pos + 1} of {len(hints)} for {ex.id}: {hints[pos]}")
