@@ -18,7 +18,7 @@ import pytest
 
 from torchcourse import build
 from torchcourse.checks import CHECK_LINE, FAIL, PASS, REGISTRY, TODO
-from torchcourse.course import MODULES, ROOT
+from torchcourse.course import MODULES, ROOT, markdown_table, readme_table, written_modules
 
 FOLDERS = ("notebooks", "solutions", "exercises")
 SOURCES = [p for folder in FOLDERS for p in sorted((ROOT / folder).glob("*.py"))]
@@ -120,3 +120,13 @@ def test_requirements_and_environment_pin_the_same_versions():
     env = _pins((ROOT / "environment.yml").read_text())
     assert req == env
     assert req["torch"] == "2.13.0"
+
+
+def test_every_lesson_states_its_time():
+    for m in written_modules():
+        assert m.minutes, f"notebooks/{m.stem}.py needs a line '**Time.** N min teaching, M min exercises.'"
+
+
+def test_readme_module_table_is_current():
+    assert readme_table().strip() == markdown_table().strip(), \
+        "README's module table is stale: run `.venv/bin/python -m torchcourse.course --write-readme`"

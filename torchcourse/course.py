@@ -1,16 +1,19 @@
 """The course's table of contents: one place for module numbers, slugs, titles and times.
 
 README's module table, module 00's overview and the consistency tests read it, so a
-module is renamed or re-timed here and nowhere else. ``minutes`` are (teaching,
-exercises) as measured in a run-through; ``None`` marks a module still being written.
+module is renamed or re-timed here and nowhere else. A module's time is read
+from its lesson's "**Time.**" line, so the lesson stays the single source. Tables list only
+modules whose lesson exists.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+TIME_LINE = re.compile(r"\*\*Time\.\*\*\s+(?:about\s+)?(\d+) min teaching, (?:about\s+)?(\d+) min exercises")
 
 
 @dataclass(frozen=True)
@@ -19,7 +22,6 @@ class Module:
     slug: str
     title: str
     topics: str
-    minutes: tuple[int, int] | None = None
 
     @property
     def stem(self) -> str:
@@ -29,12 +31,20 @@ class Module:
         return ROOT / folder / f"{self.stem}{suffix}"
 
     @property
+    def minutes(self) -> tuple[int, int] | None:
+        """(teaching, exercises) minutes from the lesson's "**Time.** 25 min teaching, 15 min exercises" line."""
+        if not self.written:
+            return None
+        m = TIME_LINE.search(self.path("notebooks", ".py").read_text(encoding="utf-8"))
+        return (int(m.group(1)), int(m.group(2))) if m else None
+
+    @property
     def written(self) -> bool:
         return self.path("notebooks", ".py").exists()
 
 
 MODULES = [
-    Module("00", "start_here", "Start here", "how the course works, notebooks, checks and hints, the preflight", (25, 15)),
+    Module("00", "start_here", "Start here", "how the course works, notebooks, checks and hints, the preflight"),
     Module("01", "data_to_tensors", "From data to tensors",
            "images, tables and text as tensors; creation functions; indexing; boxed vs unboxed numbers"),
     Module("02", "storage_and_views", "Storage and views",
@@ -83,8 +93,33 @@ def written_modules() -> list[Module]:
 
 def markdown_table(modules: list[Module] | None = None) -> str:
     """The module table as Markdown (module, title, topics, minutes)."""
-    rows = ["| # | Module | Topics | Time (teach + exercises) |", "|---|---|---|---|"]
-    for m in modules if modules is not None else MODULES:
+    rows = ["| # | Module | Topics | Time (teaching + exercises) |", "|---|---|---|---|"]
+    for m in modules if modules is not None else written_modules():
         time = f"{m.minutes[0]} + {m.minutes[1]} min" if m.minutes else "n/a"
         rows.append(f"| {m.number} | {m.title} | {m.topics} | {time} |")
     return "\n".join(rows)
+
+
+README_TABLE = re.compile(r"(<!-- module-table[^\n]*-->\n)(.*?)(<!-- /module-table -->)", re.DOTALL)
+
+
+def readme_table() -> str:
+    """The module table as it stands in README.md now."""
+    m = README_TABLE.search((ROOT / "README.md").read_text(encoding="utf-8"))
+    return m.group(2) if m else ""
+
+
+def write_readme_table() -> None:
+    """Replace README.md's module table with the current one."""
+    readme = ROOT / "README.md"
+    text = README_TABLE.sub(lambda m: m.group(1) + markdown_table() + "\n" + m.group(3),
+                            readme.read_text(encoding="utf-8"))
+    readme.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    import sys
+
+    if "--write-readme" in sys.argv:
+        write_readme_table()
+    print(markdown_table())
