@@ -10,6 +10,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 LAB_ARGS ?=
+# Jupyter refuses to run as root without this flag (containers, CI machines).
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 BUILD_ARGS ?=
 # One definition of the suite: strict nbval over the three notebook folders, plus tests/.
 NOTEBOOK_DIRS := notebooks solutions exercises
@@ -33,7 +35,7 @@ install: $(STAMP)
 
 lab: $(STAMP)
 	JUPYTERLAB_WORKSPACES_DIR=$(CURDIR)/.venv/jupyter-workspaces \
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(CURDIR) notebooks/00_start_here.ipynb $(LAB_ARGS)
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(CURDIR) notebooks/00_start_here.ipynb $(ROOT_FLAG) $(LAB_ARGS)
 
 test: $(STAMP)
 	@rc=0; $(PYTEST) $(TEST_ARGS) || rc=$$?; \
