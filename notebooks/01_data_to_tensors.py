@@ -1,0 +1,434 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 01 · From data to tensors
+#
+# Whatever you compute with PyTorch (a linear solve, a simulation, a neural network) works
+# on numbers only, packed into tensors. So the first job is always the same: turn the data
+# you have, a photo, a table, a text, into a tensor of the right shape and dtype. In this
+# notebook you do that with three real files from the course's `data/` folder, then learn
+# the functions that create tensors from nothing, how to index and slice them, and why a
+# tensor of a million numbers takes several times less memory than a Python list of them.
+#
+# **Objectives.** After this notebook you can:
+# 1. load a photo, a CSV table and a text into tensors, and explain each shape and dtype;
+# 2. create tensors with `arange`, `linspace`, `logspace`, seeded `rand`/`randn`/`randperm`,
+#    `zeros`/`ones`/`eye`/`empty`, the `*_like` functions and `from_numpy`;
+# 3. read a tensor's `size()`, `dim()` and `numel()`, and index and slice it, with `None`,
+#    `...` and negative indices, using `flip` where Python would use a negative step;
+# 4. measure the bytes a Python list of floats needs against a tensor of the same numbers.
+#
+# **Prerequisites.** [00 · Start here](00_start_here.ipynb): shape, dtype and device.
+#
+# **Time.** 40 min teaching, 35 min exercises.
+
+# %%
+import sys
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+from torchcourse import data_path
+
+set_matplotlib_formats("jpeg", pil_kwargs={"quality": 85})  # photos: JPEG keeps this notebook small
+
+# %% [markdown]
+# ## Why numbers?
+#
+# A photo is a grid of brightness values, a table row is a handful of measurements, a text is
+# a sequence of symbols. Once each of them is a tensor, the same fast operations (add,
+# multiply, sum, matmul) work on all of them, on a CPU or a GPU. The recipe is always:
+# **read the file → NumPy array or Python list → tensor → the shape and dtype your
+# computation wants.**
+
+# %% [markdown]
+# ## An image: H × W × C bytes → C × H × W floats
+#
+# `data/grace_hopper.jpg` is the official US Navy portrait of Rear Admiral Grace Hopper
+# (public domain). Pillow decodes the JPEG; `np.array` turns it into an array and
+# `torch.from_numpy` wraps that array as a tensor without copying. (Use `np.array`, which
+# gives a writable copy, rather than `np.asarray`: Pillow's buffer is read-only, and PyTorch
+# warns about tensors it cannot write to.)
+
+# %%
+from PIL import Image
+
+img = torch.from_numpy(np.array(Image.open(data_path("grace_hopper.jpg"))))
+print("shape:", tuple(img.shape), "| dtype:", img.dtype)
+print("top-left pixel (R, G, B):", img[0, 0].tolist())
+print("smallest and largest value:", img.min().item(), img.max().item())
+
+# %% [markdown]
+# The file stores **height × width × channels** (600 rows, 512 columns, red/green/blue), each
+# value a byte from 0 to 255: `torch.uint8`. PyTorch's image functions want
+# **channels × height × width** and floats in [0, 1]. `permute(2, 0, 1)` reorders the
+# dimensions (new dim 0 = old dim 2, ...) and dividing by 255 gives float32:
+
+# %%
+chw = img.permute(2, 0, 1).float() / 255
+print("shape:", tuple(chw.shape), "| dtype:", chw.dtype)
+print("top-left pixel, now per channel:", chw[:, 0, 0])
+
+# %% [markdown]
+# Look at the three channels separately, each drawn as grey levels (white = 1). The blue
+# background is bright in the blue channel and dark in the red one; her face and the flag's
+# red stripes are brightest in red; the navy uniform is dark in all three.
+
+# %%
+fig, axes = plt.subplots(1, 4, figsize=(11, 3.4))
+axes[0].imshow(img)
+axes[0].set_title(f"photo {tuple(img.shape)} uint8")
+for ax, channel, name in zip(axes[1:], chw, ["red", "green", "blue"]):
+    ax.imshow(channel, cmap="gray", vmin=0, vmax=1)
+    ax.set_title(f"chw[{'rgb'.index(name[0])}]: {name}, {tuple(channel.shape)}")
+for ax in axes:
+    ax.axis("off")
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# Code that processes images takes a **batch**: one more dimension in front, N × C × H × W.
+# `unsqueeze(0)` (or indexing with `None`) makes a batch of one; `torch.stack` puts several
+# images of the same shape into one batch. Here: the photo and its mirror image.
+
+# %%
+one = chw.unsqueeze(0)
+two = torch.stack([chw, chw.flip(-1)])
+print("batch of one:", tuple(one.shape), "| batch of two:", tuple(two.shape))
+print("same as chw[None]:", torch.equal(one, chw[None]))
+
+# %% [markdown]
+# A batch is one tensor, so it moves to the fastest device in one call. Load and convert on
+# the CPU, then move the finished batch (on a machine without a GPU, `pick_device()` is the
+# CPU and `.to` returns the same tensor):
+
+# %%
+from torchcourse import pick_device
+
+device = pick_device()
+batch = two.to(device)
+print(tuple(batch.shape), batch.dtype, "| on the chosen device:", batch.device.type == device.type)
+
+# %% [markdown]
+# ## A table: CSV text → a normalised float tensor
+#
+# `data/iris.csv` holds R. A. Fisher's Iris measurements (1936): 150 flowers, four lengths in
+# cm and the species. The `csv` module reads it as strings; the four numeric columns become a
+# float32 tensor, and the species names become integer **class ids** (a tensor cannot hold
+# strings).
+
+# %%
+import csv
+
+with open(data_path("iris.csv"), newline="") as f:
+    header, *rows = list(csv.reader(f))
+print(header)
+print(rows[0], "...", len(rows), "rows")
+
+features = torch.tensor([[float(v) for v in row[:4]] for row in rows])
+species = sorted({row[4] for row in rows})
+labels = torch.tensor([species.index(row[4]) for row in rows])
+print("features:", tuple(features.shape), features.dtype, "| labels:", tuple(labels.shape), labels.dtype)
+print("species:", species, "| rows per class:", torch.bincount(labels).tolist())
+
+# %% [markdown]
+# The columns live on different scales: petal width is a few tenths of a cm, sepal length
+# several cm. Many computations (distances, gradient descent) go better when every column
+# has mean 0 and standard deviation 1. Reducing with `dim=0` goes **down** the rows, giving one
+# number per column, and broadcasting subtracts it from every row:
+
+# %%
+mean, std = features.mean(dim=0), features.std(dim=0)
+normalised = (features - mean) / std
+print("column means:", mean.round(decimals=3))
+print("column stds: ", std.round(decimals=3))
+print("after: every |mean| < 1e-6:", normalised.mean(dim=0).abs().max().item() < 1e-6,
+      "| stds:", normalised.std(dim=0).round(decimals=4))
+
+# %% [markdown]
+# The picture shows what normalising did: each column's 150 values, before (in cm) and after
+# (in standard deviations). The shape of each cloud is the same; only its position and scale
+# changed. The gap in the petal columns is the setosa species.
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.4))
+gen = torch.Generator().manual_seed(0)
+jitter = (torch.rand(features.shape, generator=gen) - 0.5) * 0.3
+for ax, data, title in [(axes[0], features, "raw (cm)"), (axes[1], normalised, "normalised (mean 0, std 1)")]:
+    for k in range(len(species)):
+        rows_k = labels == k
+        ax.scatter((torch.arange(4) + jitter[rows_k]).flatten(), data[rows_k].flatten(), s=6, label=species[k])
+    ax.set_xticks(range(4), [h.replace("_cm", "") for h in header[:4]], fontsize=8)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+axes[0].legend(fontsize=8)
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ## A text: characters → token ids → one-hot vectors
+#
+# `data/zen_of_python.txt` is "The Zen of Python" (PEP 20, public domain). To compute with a
+# text, give each distinct character a number: the **vocabulary** is the sorted set of its
+# characters, and each character becomes its position in that list, its **token id**.
+
+# %%
+text = data_path("zen_of_python.txt").read_text()
+vocab = sorted(set(text))
+stoi = {ch: i for i, ch in enumerate(vocab)}
+ids = torch.tensor([stoi[ch] for ch in text])
+print(len(text), "characters,", len(vocab), "distinct")
+print(repr(text[:31]))
+print(ids[:31])
+
+# %% [markdown]
+# The mapping goes back too, which is how you check it:
+
+# %%
+decoded = "".join(vocab[i] for i in ids[:31].tolist())
+print(repr(decoded), decoded == text[:31])
+print("id of 'T':", stoi["T"], "| id of 'e':", stoi["e"])
+
+# %% [markdown]
+# An id is a label, not a quantity: `"e"` (id 26 here) is not "more" than `"T"` (id 19). A **one-hot**
+# vector says "which one" without an order: a row of zeros with a single 1 at the id.
+# `torch.nn.functional.one_hot` builds one row per character:
+
+# %%
+import torch.nn.functional as F
+
+onehot = F.one_hot(ids, num_classes=len(vocab))
+print("one-hot:", tuple(onehot.shape), onehot.dtype)
+print("row of 'T':", onehot[0].tolist())
+print("each row sums to 1:", bool((onehot.sum(dim=1) == 1).all()), "| argmax gives the ids back:",
+      torch.equal(onehot.argmax(dim=1), ids))
+
+# %% [markdown]
+# Notice the cost: 857 ids became 857 × 45 int64 numbers, 45 times the memory. Models therefore
+# keep the ids and look rows up (`nn.Embedding`) instead of multiplying by one-hot matrices.
+
+# %% [markdown]
+# ## Creating tensors from nothing
+#
+# Often you need a tensor that no file gives you: a grid of sample points, random test
+# data, an identity matrix. `torch.tensor` copies any nested list or number; `arange`
+# counts with a step and **excludes** the end, `linspace` takes the number of points and
+# **includes** both ends, `logspace` spaces points evenly in the exponent.
+
+# %%
+print(torch.tensor([[1, 2], [3, 4]]))
+print(torch.arange(5), torch.arange(1, 2, 0.25))
+print(torch.linspace(0, 1, 5))
+print(torch.logspace(0, 3, 4))  # 10**0 ... 10**3
+
+# %% [markdown]
+# Random tensors come from a generator. Seed it and you get the same numbers on every run and
+# every machine (as long as they are created on the CPU): `rand` is uniform in [0, 1),
+# `randn` standard normal, `randint` integers, `randperm` a shuffled `arange`.
+
+# %%
+torch.manual_seed(0)
+a = torch.rand(3)
+torch.manual_seed(0)
+b = torch.rand(3)
+print(a, "| same after reseeding:", torch.equal(a, b))
+gen = torch.Generator().manual_seed(42)  # a private generator: other code cannot disturb it
+print(torch.randn(2, 3, generator=gen))
+print(torch.randint(0, 10, (5,), generator=gen), torch.randperm(6, generator=gen))
+
+# %% [markdown]
+# Constant tensors: `zeros`, `ones`, `full`, `eye` (identity matrix). `empty` only reserves
+# memory: its values are whatever bytes were there, so never read them before writing. The
+# `*_like` functions copy the shape, dtype and device of another tensor: the right way to
+# make "a buffer like this one".
+
+# %%
+print(torch.zeros(2, 3), torch.eye(3), sep="\n")
+buf = torch.empty(2, 3)  # uninitialised: do not print its values
+print("empty:", tuple(buf.shape), buf.dtype)
+like = torch.ones_like(chw)
+print("ones_like(chw):", tuple(like.shape), like.dtype, "| zeros_like(labels):", torch.zeros_like(labels[:4]))
+
+# %% [markdown]
+# `torch.from_numpy` **shares** the NumPy array's memory (writing through one changes the
+# other), while `torch.tensor` **copies**. Keep the difference in mind; module 02 looks at
+# shared storage in detail.
+
+# %%
+arr = np.arange(4.0)
+shared, copied = torch.from_numpy(arr), torch.tensor(arr)
+arr[0] = 100.0
+print("from_numpy:", shared, "| tensor:", copied)
+
+# %% [markdown]
+# ## Size, dimensions, number of elements
+#
+# `size()` (the same as `.shape`) gives every dimension, `size(d)` one of them (negative `d`
+# counts from the end), `dim()` how many there are and `numel()` how many numbers in all.
+
+# %%
+for name, t in [("img", img), ("chw", chw), ("two", two), ("features", features), ("ids", ids)]:
+    print(f"{name:9} size={tuple(t.size())!s:18} dim={t.dim()} numel={t.numel():>7} last size={t.size(-1)}")
+
+# %% [markdown]
+# ## Indexing and slicing
+#
+# Indexing works as for NumPy arrays, one entry per dimension: an integer picks one
+# position (and removes that dimension), a slice `start:stop:step` keeps a range,
+# negative numbers count from the end, `...` stands for "all the remaining dimensions",
+# and `None` inserts a new dimension of size 1.
+
+# %%
+print("pixel (0, 0) of the blue channel:", chw[2, 0, 0].item())
+print("bottom-right pixel:", img[-1, -1].tolist())
+print("chw[:, 100:300, 150:350]:", tuple(chw[:, 100:300, 150:350].shape))
+print("every 4th row and column:", tuple(chw[:, ::4, ::4].shape))
+print("chw[..., 0] (first column, every channel):", tuple(chw[..., 0].shape))
+print("features[None]:", tuple(features[None].shape), "| features[:, None]:", tuple(features[:, None].shape))
+
+# %% [markdown]
+# Python reverses a list with a negative step, `xs[::-1]`. PyTorch refuses negative steps
+# (a tensor view cannot have a negative stride; module 03 explains strides):
+
+# %% tags=["raises-exception"]
+img[:, ::-1]
+
+# %% [markdown]
+# `flip(dims)` reverses along the dimensions you name (it returns a copy). `flip(-1)` mirrors
+# an image left-right, `flip(-2)` turns it upside down:
+
+# %%
+print(torch.arange(6).flip(0))
+fig, axes = plt.subplots(1, 4, figsize=(11, 3.4))
+views = [(img, "img"), (img[100:300, 150:350], "img[100:300, 150:350]"),
+         (img.flip(1), "img.flip(1)  (W is dim 1)"), (chw.flip(-2).permute(1, 2, 0), "chw.flip(-2)  (H is dim -2)")]
+for ax, (picture, title) in zip(axes, views):
+    ax.imshow(picture)
+    ax.set_title(title, fontsize=9)
+    ax.axis("off")
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ## Boxed Python floats vs unboxed tensor numbers
+#
+# A Python list does not hold numbers: it holds **pointers** (8 bytes each) to float
+# **objects**, each a separate 24-byte box with a type pointer, a reference count and the
+# 8-byte value. A tensor holds the raw values side by side, `element_size()` bytes each. Count
+# the bytes for the 150 × 4 Iris numbers and for a million numbers:
+
+# %%
+def list_bytes(xs):
+    """The list's own size (its pointer array) plus every distinct float object it points to."""
+    return sys.getsizeof(xs) + sum(sys.getsizeof(x) for x in {id(x): x for x in xs}.values())
+
+
+for t in [features.flatten(), torch.rand(1_000_000, generator=torch.Generator().manual_seed(0))]:
+    xs = t.tolist()
+    boxed = list_bytes(xs)
+    for dtype in (torch.float32, torch.float64):
+        unboxed = t.to(dtype).element_size() * t.numel()
+        print(f"{t.numel():>9} floats: list {boxed:>10,} B | {dtype} tensor {unboxed:>9,} B | ratio {boxed / unboxed:.1f}x")
+
+# %% [markdown]
+# A Python float costs 32 bytes (pointer + box) against 4 in a float32 tensor: 8 times the
+# memory, and 4 times against float64. The boxes also cost time: summing the list means
+# following a million pointers and unboxing each float in the interpreter, while `t.sum()` runs
+# one compiled loop over contiguous memory. The cell below times both with the built-in
+# `sum` (a loop written in C, the fastest a list gets) and prints the ratio of the best times.
+# It runs PyTorch on one thread, so that one core competes with one core. Its output varies
+# from machine to machine; on the course's 2-core test machine the tensor wins by one to two
+# orders of magnitude.
+# The published webinar figure, on a laptop CPU, is 1.37 s for a Python `for` loop over a
+# 1e6-element float64 tensor against 191 µs for `t.sum()`, about 7,000x: indexing a tensor
+# element by element is even slower than walking a list.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+from torchcourse import measure
+
+t = torch.rand(1_000_000, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+xs = t.tolist()
+threads = torch.get_num_threads()
+torch.set_num_threads(1)
+list_time = measure(lambda: sum(xs), repeat=5)
+tensor_time = measure(lambda: t.sum(), repeat=5)
+torch.set_num_threads(threads)
+print("sum(list):", list_time, "\nt.sum():  ", tensor_time)
+print(f"ratio of the best times: {list_time.min / tensor_time.min:.0f}x")
+
+# %%
+print("same sum:", abs(sum(xs) - t.sum().item()) < 1e-6 * t.numel())
+
+# %% [markdown]
+# ## Common mistakes
+#
+# **`reshape` instead of `permute`.** `img.reshape(3, 600, 512)` has the right shape but the
+# wrong contents: it cuts the interleaved R, G, B, R, G, B, ... bytes into three blocks, so
+# "channel 0" is a mixture of all three colours. Only `permute` moves dimensions:
+
+# %%
+wrong = img.reshape(3, 600, 512)
+right = img.permute(2, 0, 1)
+print("same shape:", wrong.shape == right.shape, "| same values:", torch.equal(wrong, right))
+print("first 6 values of channel 0, reshape:", wrong[0, 0, :6].tolist())
+print("first 6 values of channel 0, permute:", right[0, 0, :6].tolist())
+
+# %% [markdown]
+# **Arithmetic on `uint8`.** Bytes wrap around: 250 + 10 is 4, not 260. Brightening the photo
+# before converting to float silently corrupts the bright pixels. Convert first:
+
+# %%
+print(torch.tensor([250], dtype=torch.uint8) + 10, torch.tensor([250], dtype=torch.uint8).float() + 10)
+
+# %% [markdown]
+# **A NumPy array with a negative stride.** NumPy allows `arr[::-1]` as a view; `from_numpy`
+# cannot wrap it and says so. Copy it (`.copy()`) or flip in PyTorch instead:
+
+# %% tags=["raises-exception"]
+torch.from_numpy(np.arange(5)[::-1])
+
+# %% [markdown]
+# **One-hot of the wrong integer type.** `one_hot` wants int64 ids (`torch.long`); ids
+# stored as int32 or as floats are refused:
+
+# %% tags=["raises-exception"]
+F.one_hot(ids.int(), num_classes=len(vocab))
+
+# %% [markdown]
+# **Forgetting `num_classes`.** Without it `one_hot` uses `ids.max() + 1` columns, so a text
+# that lacks the last character of the vocabulary gets narrower rows than the rest:
+
+# %%
+print(F.one_hot(torch.tensor([0, 2])).shape, F.one_hot(torch.tensor([0, 2]), num_classes=len(vocab)).shape)
+
+# %% [markdown]
+# ## Key points
+#
+# * Every kind of data becomes numbers: images as N × C × H × W floats, tables as rows ×
+#   columns floats plus integer class ids, texts as int64 token ids (and one-hot rows).
+# * `permute` reorders dimensions, `reshape` does not; convert `uint8` to float before
+#   arithmetic.
+# * `arange` excludes its end, `linspace` includes it; seed random tensors; never read `empty`;
+#   `from_numpy` shares memory, `torch.tensor` copies.
+# * `size()`, `dim()`, `numel()`; index with integers, slices, `...` and `None`; PyTorch refuses
+#   negative steps, so use `flip`.
+# * A Python float costs 32 bytes in a list, a float32 in a tensor 4: keep numbers unboxed.
+#
+# **Exercises:** [exercises/01_data_to_tensors.ipynb](../exercises/01_data_to_tensors.ipynb) ·
+# **Previous:** [00 · Start here](00_start_here.ipynb) ·
+# **Next:** [02 · Storage and views](02_storage_and_views.ipynb)
