@@ -19,7 +19,9 @@ TEST_ARGS ?= -n 2 --dist loadfile
 PYTEST := $(PY) -m pytest -p no:cacheprovider --nbval --nbval-current-env \
 	--nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout 300 tests $(NOTEBOOK_DIRS)
 
-.PHONY: lab test notebooks check-notebooks install clean help
+CHROMIUM := /usr/bin/chromium
+
+.PHONY: lab test notebooks check-notebooks install browser clean help
 
 help:
 	@sed -n '1,7p' Makefile
@@ -33,11 +35,19 @@ $(STAMP): requirements.txt pyproject.toml
 
 install: $(STAMP)
 
+# The browser test drives Debian's Chromium (never a downloaded browser build).
+browser:
+	@if [ -x $(CHROMIUM) ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing Debian's chromium for the browser test"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "note: $(CHROMIUM) is missing and this is not root: run 'sudo apt-get install chromium' or the browser test fails"; fi
+
 lab: $(STAMP)
 	JUPYTERLAB_WORKSPACES_DIR=$(CURDIR)/.venv/jupyter-workspaces \
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(CURDIR) notebooks/00_start_here.ipynb $(ROOT_FLAG) $(LAB_ARGS)
 
-test: $(STAMP)
+test: $(STAMP) browser
 	@rc=0; $(PYTEST) $(TEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests; that is a failure"; exit 1; fi; \
 	exit $$rc
