@@ -2,6 +2,7 @@
 #   make lab    create .venv if missing, install, open JupyterLab on module 00
 #   make test   create .venv if missing, install, run every test (nbval over all notebooks + consistency + units)
 #   make notebooks   regenerate exercises/ and execute stale notebooks (python -m torchcourse.build)
+#   make site   static HTML of every notebook in site/ (python -m torchcourse.site)
 # Nothing is installed outside .venv; no kernel is registered globally.
 
 SHELL := /bin/bash
@@ -21,10 +22,10 @@ PYTEST := $(PY) -m pytest -p no:cacheprovider --nbval --nbval-current-env \
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: lab test notebooks check-notebooks install browser clean help
+.PHONY: lab test notebooks check-notebooks install browser site clean help
 
 help:
-	@sed -n '1,7p' Makefile
+	@sed -n "1,8p" Makefile
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -54,6 +55,9 @@ test: $(STAMP) browser
 
 notebooks: $(STAMP)
 	$(PY) -m torchcourse.build $(BUILD_ARGS)
+
+site: $(STAMP)
+	$(PY) -m torchcourse.site
 
 check-notebooks: $(STAMP)
 	$(PY) -m torchcourse.build --check
