@@ -1,0 +1,688 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 04 · Dtypes
+#
+# Every tensor holds numbers of one type, its *dtype*. The dtype fixes how many bytes each
+# element takes, which values it can hold, and how exactly arithmetic rounds. Get it wrong
+# and nothing crashes: an integer quietly wraps around, a float16 quietly becomes `inf`, a
+# sum over an `int8` tensor quietly allocates eight times the input. This module makes
+# those quiet events visible, and sets PyTorch's rules beside NumPy's, which differ in
+# places that matter.
+#
+# **Objectives.** After this notebook you can:
+# 1. read a dtype's size, range and precision from `element_size()`, `torch.finfo` and `torch.iinfo`;
+# 2. cast on purpose (`.to`, `.type`, `.double()`) and predict a result's dtype with `torch.result_type`,
+#    including where PyTorch and NumPy 2 (NEP 50) disagree;
+# 3. spot integer overflow and the memory cost of integer reductions, and fix both with `dtype=`;
+# 4. estimate float32, float16 and bfloat16 rounding errors, and avoid catastrophic cancellation;
+# 5. say what `torch.set_float32_matmul_precision` (TF32) changes, and where.
+#
+# **Prerequisites.** [01 · From data to tensors](01_data_to_tensors.ipynb) (creating tensors, NumPy
+# interop). Floating-point numbers as "a mantissa and an exponent" is enough; we measure the rest.
+#
+# **Time.** 40 min teaching, 35 min exercises.
+
+# %%
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+
+# %% [markdown]
+# ## float32 by default, float64 in NumPy
+#
+# PyTorch creates floating-point tensors as `float32` (4 bytes); NumPy creates `float64`
+# (8 bytes). Converting from NumPy keeps NumPy's dtype, so a tensor's dtype tells you where
+# it came from:
+
+# %%
+a = np.array([0.1, 0.2])
+print("NumPy array:          ", a.dtype)
+print("torch.tensor(list):   ", torch.tensor([0.1, 0.2]).dtype)
+print("torch.from_numpy(a):  ", torch.from_numpy(a).dtype)
+print("torch.tensor(a):      ", torch.tensor(a).dtype)
+print("default dtype:        ", torch.get_default_dtype())
+print("from_numpy(a) + torch.tensor([1.0]):", (torch.from_numpy(a) + torch.tensor([1.0])).dtype)
+
+# %% [markdown]
+# The two defaults store different numbers. `0.1` has no exact binary form; float32 keeps
+# about 7 significant digits of it, float64 about 16. Printing with 20 digits shows what is
+# really stored:
+
+# %%
+print(f"float32: {torch.tensor(0.1, dtype=torch.float32).item():.20f}")
+print(f"float64: {torch.tensor(0.1, dtype=torch.float64).item():.20f}")
+
+# %% [markdown]
+# The last line is the common surprise: one float64 array from NumPy turns everything it touches
+# into float64 (twice the memory, and on most GPUs much slower arithmetic), while your own tensors
+# are float32.
+# Decide the dtype once, where data enters, e.g. `torch.from_numpy(a).float()` or
+# `torch.as_tensor(a, dtype=torch.float32)`.
+
+# %% [markdown]
+# ## The dtype table
+#
+# `t.element_size()` gives the bytes per element; `torch.finfo(dtype)` describes a floating
+# type (largest value, `eps` = the gap between 1 and the next number, smallest normal number `tiny`)
+# and `torch.iinfo(dtype)` an integer type (min and max). One loop builds the whole table:
+
+# %%
+DTYPES = [torch.float64, torch.float32, torch.float16, torch.bfloat16,
+          torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool]
+
+print(f"{'dtype':<15}{'bytes':>6}{'min':>22}{'max':>22}{'eps':>11}{'tiny':>11}")
+for dt in DTYPES:
+    size = torch.empty(0, dtype=dt).element_size()
+    if dt.is_floating_point:
+        fi = torch.finfo(dt)
+        print(f"{dt!s:<15}{size:>6}{fi.min:>22.4g}{fi.max:>22.4g}{fi.eps:>11.3g}{fi.tiny:>11.3g}")
+    elif dt == torch.bool:
+        print(f"{dt!s:<15}{size:>6}{'False':>22}{'True':>22}")
+    else:
+        ii = torch.iinfo(dt)
+        print(f"{dt!s:<15}{size:>6}{ii.min:>22}{ii.max:>22}")
+
+# %% [markdown]
+# Read it row by row. `float16` and `bfloat16` both take 2 bytes but spend them differently:
+# float16 has the finer `eps` (more mantissa bits) but tops out at 65504; bfloat16 keeps
+# float32's range (3.4e38) with a coarse `eps` of 1/128. Below `tiny`, float16 can still hold
+# a few smaller (subnormal) numbers, down to about 6e-8, and then everything becomes 0.
+# `bool` takes a whole byte.
+#
+# ## Memory footprint per dtype
+#
+# Bytes per element times the number of elements is the memory a tensor needs; a 2-byte dtype
+# halves it compared with float32, and roughly halves the time of memory-bound operations too.
+# Here is the footprint of a 10-million-element tensor (a 1000x10000 table):
+
+# %%
+n = 10_000_000
+names = [str(dt).replace("torch.", "") for dt in DTYPES]
+megabytes = [n * torch.empty(0, dtype=dt).element_size() / 1e6 for dt in DTYPES]
+for name, mb in zip(names, megabytes):
+    print(f"{name:>9}: {mb:5.0f} MB")
+
+fig, ax = plt.subplots(figsize=(8, 2.8))
+colours = ["tab:blue" if dt.is_floating_point else "tab:orange" for dt in DTYPES]
+bars = ax.bar(names, megabytes, color=colours)
+ax.bar_label(bars, fmt="%.0f")
+ax.set(ylabel="MB", title="Memory for 10 million elements (blue: floating point)")
+ax.tick_params(axis="x", labelsize=8)
+ax.set_ylim(0, 95)
+plt.show()
+
+# %% [markdown]
+# ## Casting: `.to`, `.type`, `.double()`
+#
+# Three spellings convert a tensor to another dtype; the original is unchanged. `.to(dtype)` is the general one (it also moves between devices);
+# `.double()`, `.float()`, `.half()`, `.bfloat16()`, `.long()`, `.int()` are shortcuts;
+# `.type(dtype)` is the older spelling (called with no argument it returns a type *name*).
+
+# %%
+t = torch.tensor([-1.7, 0.5, 1.7, 2.5])
+print(t.to(torch.float64))
+print(t.double())
+print(t.type(torch.int32))
+print("t.type() with no argument:", t.type())
+
+# %% [markdown]
+# Float to integer casts **truncate toward zero** (`-1.7 → -1`, `1.7 → 1`); round first when
+# you mean rounding. And `.to` returns the *same* tensor when nothing changes, so the result
+# may share memory with the input; ask for `copy=True` when you need a separate tensor:
+
+# %%
+print("truncate:", t.int().tolist(), "| round first:", t.round().int().tolist())
+print("t.to(float32) is t:", t.to(torch.float32) is t)
+print("t.to(float32, copy=True) is t:", t.to(torch.float32, copy=True) is t)
+
+# %% [markdown]
+# ## Promotion: which dtype does `a + b` have?
+#
+# When the operands' dtypes differ, PyTorch *promotes* them to a common dtype first.
+# `torch.promote_types(d1, d2)` answers for two dtypes; `torch.result_type(a, b)` answers for
+# actual operands (tensors or Python numbers). The rules in one sentence: the result takes the
+# highest *category* (bool < integer < floating < complex) among the operands, and within a
+# category a tensor with dimensions outranks a 0-dimensional tensor, which outranks a Python
+# number. Python numbers and 0-d tensors only matter when they raise the category: then a 0-d
+# tensor brings its own dtype, and a Python float brings the default dtype (float32).
+
+# %%
+i8 = torch.tensor([1, 2], dtype=torch.int8)
+f16 = torch.tensor([1.0, 2.0], dtype=torch.float16)
+cases = [
+    ("promote_types(uint8, int8)", torch.promote_types(torch.uint8, torch.int8)),
+    ("promote_types(int64, float16)", torch.promote_types(torch.int64, torch.float16)),
+    ("promote_types(float16, bfloat16)", torch.promote_types(torch.float16, torch.bfloat16)),
+    ("int8 tensor + 1000 (Python int)", torch.result_type(i8, 1000)),
+    ("int8 tensor + int64 0-d tensor", torch.result_type(i8, torch.tensor(5))),
+    ("int8 tensor + int64 1-d tensor", torch.result_type(i8, torch.tensor([5]))),
+    ("int8 tensor + 2.5 (Python float)", torch.result_type(i8, 2.5)),
+    ("int8 tensor + float64 0-d tensor", torch.result_type(i8, torch.tensor(2.5, dtype=torch.float64))),
+    ("float16 tensor + float64 0-d tensor", torch.result_type(f16, torch.tensor(2.0, dtype=torch.float64))),
+    ("int8 tensor / int8 tensor", (i8 / i8).dtype),
+]
+for text, dtype in cases:
+    print(f"{text:<38} -> {dtype}")
+
+# %% [markdown]
+# Three rows deserve a second look. `float16 + bfloat16` gives float32: neither 2-byte type can
+# hold the other. An `int8` tensor plus the Python int 1000 stays `int8` (1000 does not fit!). And
+# an integer tensor combined with a Python float, or divided with `/`, becomes the *default* float
+# dtype, float32, not float64.
+#
+# ### Side by side with NumPy 2 (NEP 50)
+#
+# NumPy 2 adopted [NEP 50](https://numpy.org/neps/nep-0050-scalar-promotion.html): Python numbers
+# are "weak" (they take the array's dtype, as in PyTorch), but NumPy *scalars* such as
+# `np.float64(2)` are strong, and a Python int that does not fit the array's dtype is an error
+# instead of a silent wrap. The helper below runs the same expression in both libraries and
+# prints the result's dtype and value, or the error:
+
+# %%
+def outcome(fn):
+    """Run fn() and describe its result (dtype and values) or the error it raised."""
+    try:
+        r = fn()
+    except Exception as exc:  # noqa: BLE001 - any error is an outcome to show
+        return f"{type(exc).__name__}: {exc}"
+    values = r.tolist()
+    dtype = str(r.dtype).replace("torch.", "")
+    return f"{dtype} {values}"
+
+
+side_by_side = [
+    ("uint8 [250] + 300",
+     lambda: torch.tensor([250], dtype=torch.uint8) + 300,
+     lambda: np.array([250], dtype=np.uint8) + 300),
+    ("int8 [100] + 100",
+     lambda: torch.tensor([100], dtype=torch.int8) + 100,
+     lambda: np.array([100], dtype=np.int8) + 100),
+    ("int8 [1] + int64 scalar 1",
+     lambda: torch.tensor([1], dtype=torch.int8) + torch.tensor(1),
+     lambda: np.array([1], dtype=np.int8) + np.int64(1)),
+    ("float32 [1] + float64 scalar 2",
+     lambda: torch.tensor([1.0]) + torch.tensor(2.0, dtype=torch.float64),
+     lambda: np.array([1.0], dtype=np.float32) + np.float64(2.0)),
+    ("float32 [1] + Python float 2.0",
+     lambda: torch.tensor([1.0]) + 2.0,
+     lambda: np.array([1.0], dtype=np.float32) + 2.0),
+    ("int32 [1] + Python float 2.5",
+     lambda: torch.tensor([1], dtype=torch.int32) + 2.5,
+     lambda: np.array([1], dtype=np.int32) + 2.5),
+    ("int64 [1] / 2",
+     lambda: torch.tensor([1]) / 2,
+     lambda: np.array([1]) / 2),
+]
+print(f"{'expression':<32}{'PyTorch':<16}NumPy 2")
+for text, torch_fn, numpy_fn in side_by_side:
+    print(f"{text:<32}{outcome(torch_fn):<16}{outcome(numpy_fn)}")
+
+# %% [markdown]
+# Read the rows top to bottom:
+#
+# * `uint8 [250] + 300`: PyTorch casts 300 to uint8 (300 − 256 = 44) and wraps `250 + 44` to 38;
+#   NumPy 2 refuses the out-of-range Python int.
+# * `int8 [100] + 100`: 100 fits in int8, so both libraries compute in int8, and both wrap to −56.
+# * A **NumPy scalar** (`np.int64`, `np.float64`) promotes like an array in NumPy 2; a **0-d tensor**
+#   in PyTorch stays weak within its category. So `float32 + float64 scalar` is float64 in NumPy and
+#   float32 in PyTorch.
+# * Integers meeting a float: PyTorch goes to its default float (float32), NumPy to float64.
+#
+# When `torch.compile` compiles NumPy code (module 12), NumPy's rules apply to that code.
+
+# %% [markdown]
+# ## Integer overflow wraps silently
+#
+# Integer arithmetic in PyTorch is modular: past the maximum, values wrap around to the minimum,
+# with no error and no warning. The same holds for NumPy *arrays*.
+
+# %%
+print("int8  127 + 1       ->", (torch.tensor([127], dtype=torch.int8) + 1).item())
+print("uint8 0 - 1         ->", (torch.tensor([0], dtype=torch.uint8) - 1).item())
+print("int32 2**31 - 1 + 1 ->", (torch.tensor([2**31 - 1], dtype=torch.int32) + 1).item())
+pixels = torch.tensor([100, 200, 250], dtype=torch.uint8)
+print("brighten uint8 pixels by 60:", (pixels + 60).tolist())
+
+# %% [markdown]
+# The brightened 200 and 250 became *dark* (4 and 54). The fix is to compute in a wider type and
+# clamp before casting back, e.g. `(pixels.int() + 60).clamp(0, 255).to(torch.uint8)`; exercise 04.5
+# asks you to write it.
+#
+# ### The int8 `sum` that allocates 8x its input
+#
+# Some reductions are the exception: `sum`, `prod` and `cumsum` of an integer or bool tensor
+# return **int64** so that they (almost) cannot overflow (`max` and `min` keep the input's dtype).
+# Take a population of 4,000 chromosomes of 1,000 genes, each gene a value 1..24 stored in one byte:
+
+# %%
+genes = torch.randint(1, 25, (4_000, 1_000), generator=torch.Generator().manual_seed(0), dtype=torch.int8)
+totals = genes.sum(dim=1)
+print("genes:", genes.dtype, f"{genes.numel() * genes.element_size() / 1e6:.0f} MB")
+print("sum(dim=1):", totals.dtype, f"{totals.numel() * totals.element_size() / 1e3:.0f} kB for {totals.numel()} totals")
+
+# %% [markdown]
+# The result is small, but how does PyTorch *compute* it? The profiler can record every allocation
+# (`profile_memory=True`). The helper below runs one call under it and reports the largest block any
+# operation allocated, which operation did it, and the block's size next to the input's.
+
+# %%
+import os
+
+from torch.profiler import ProfilerActivity, profile
+
+
+def largest_allocation(fn):
+    """Bytes of the largest block allocated while fn() runs on the CPU, as the profiler records it."""
+    saved_stderr = os.dup(2)  # the profiler logs two lines to C-level stderr per run: silence them
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 2)
+        try:
+            with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+                fn()
+        finally:
+            os.dup2(saved_stderr, 2)
+            os.close(saved_stderr)
+    events = prof.key_averages()
+    peak = max(event.cpu_memory_usage for event in events)
+    return peak, next(event.key for event in events if event.cpu_memory_usage == peak)
+
+
+input_bytes = genes.numel() * genes.element_size()
+for label, fn in [("sum(dim=1)", lambda: genes.sum(dim=1)),
+                  ("sum(dim=1, dtype=torch.int16)", lambda: genes.sum(dim=1, dtype=torch.int16))]:
+    peak, op = largest_allocation(fn)
+    print(f"{label:<31} largest allocation {peak / 1e6:5.1f} MB = {peak / input_bytes:.0f}x the input, in {op}")
+
+# %% [markdown]
+# `sum` first *casts the whole input* to the result dtype (that is the `aten::to`) and then
+# reduces: 4 MB of genes cost a hidden 32 MB int64 copy. At the population size of a real
+# genetic algorithm (900,000 x 1,000 genes, 0.9 GB) that is a 7.2 GB temporary. The fix is to ask
+# for the smallest accumulator that cannot overflow. The largest possible total is 24 x 1000 =
+# 24,000, which fits int16 (max 32,767), so `dtype=torch.int16` gives the same totals from a copy a
+# quarter the size. Never go below that bound: `dtype=torch.int8` would wrap.
+
+# %%
+small = genes.sum(dim=1, dtype=torch.int16)
+print("int16 totals equal the int64 ones:", torch.equal(small.long(), totals), "| dtype:", small.dtype)
+print("largest possible total:", 24 * genes.shape[1], "<= int16 max:", torch.iinfo(torch.int16).max)
+print("int8 accumulator wraps:", genes.sum(dim=1, dtype=torch.int8)[:4].tolist(), "vs", totals[:4].tolist())
+
+# %% [markdown]
+# The copy costs time as well as memory. The next cell times the three calls, with NumPy's
+# `sum(axis=1)` over the same bytes beside them: NumPy also returns int64, but it converts the
+# input in small buffers as it goes instead of copying all of it first.
+
+# %%
+from torchcourse import measure
+
+genes_np = genes.numpy()  # shares memory with genes: the same bytes
+print("NumPy totals equal PyTorch's:", np.array_equal(genes_np.sum(axis=1), totals.numpy()))
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+timings = {"torch sum(dim=1)": measure(lambda: genes.sum(dim=1), budget=0.05),
+           "torch sum(dim=1, dtype=torch.int16)": measure(lambda: genes.sum(dim=1, dtype=torch.int16), budget=0.05),
+           "NumPy sum(axis=1)": measure(lambda: genes_np.sum(axis=1), budget=0.05)}
+base = timings["NumPy sum(axis=1)"].min
+for label, timing in timings.items():
+    print(f"{label:<37} {timing}  ({timing.min / base:.1f}x NumPy's min)")
+
+# %% [markdown]
+# Read the ratios above. On the course's 2-core test machine the default `sum` is several times
+# slower than NumPy's, and `dtype=torch.int16` is faster than the default; the exact ratios vary from
+# run to run and machine to machine. A published benchmark of genetic-algorithm fitness
+# (900,000 chromosomes x 1,000 int8 genes, on a laptop CPU) found the same pattern: eager PyTorch
+# `sum(dim=1)` 2.52 s against NumPy's `sum(axis=1)` 0.51 s. Module 13 takes that case study apart.
+
+# %% [markdown]
+# ## float32 accuracy
+#
+# `eps` is the gap between 1 and the next float, the relative spacing of the format: adding `eps/2`
+# or less to 1 is lost entirely. For float32 `eps/2` is about 6e-8:
+
+# %%
+one = torch.tensor(1.0)
+eps = torch.finfo(torch.float32).eps
+print("1 + eps   == 1:", (one + eps == one).item())
+print("1 + eps/2 == 1:", (one + eps / 2 == one).item())
+print("float32 counts to 2**24 = 16777216, then:", (torch.tensor(16_777_216.0) + 1).item())
+
+# %% [markdown]
+# ### Summing many numbers
+#
+# Each addition rounds, so a long running sum drifts. Take 100,000 random float32 values in [0, 1)
+# and compare four ways to add them against the exact sum (`math.fsum` over the same values, which
+# tracks every rounding error and rounds only once, at the end). The first adds them one by one in a float32
+# accumulator (a NumPy `float32` scalar; a Python float would quietly be float64, the second way):
+
+# %%
+x = torch.rand(100_000, generator=torch.Generator().manual_seed(0))
+exact = math.fsum(x.tolist())
+
+
+def loop_sum_float32(values):
+    acc = np.float32(0.0)
+    for v in values.numpy():  # each v is an np.float32: acc stays float32
+        acc += v
+    return float(acc)
+
+
+def loop_sum_python(values):
+    acc = 0.0
+    for v in values.tolist():  # Python floats are float64
+        acc += v
+    return acc
+
+
+def rel_error(value):
+    return abs(value - exact) / exact
+
+
+print(f"Python loop, float32 accumulator: relative error {rel_error(loop_sum_float32(x)):.1e}")
+print(f"Python loop, Python floats:       relative error below 1e-12: {rel_error(loop_sum_python(x)) < 1e-12}")
+print(f"x.sum() in float32:               relative error below 1e-6:  {rel_error(x.sum().item()) < 1e-6}")
+print(f"x.double().sum() in float64:      relative error below 1e-12: {rel_error(x.double().sum().item()) < 1e-12}")
+
+# %% [markdown]
+# The float32 loop is off by about 2 in a million; `x.sum()` in float32 is tens of times
+# better, because PyTorch adds in many independent partial sums (vector lanes, blocks, threads) that
+# stay small, so each rounding is small. How the work is split depends on the number of threads, so
+# the last digits of a large float32 sum differ from machine to machine; that is why the cell prints
+# a bound. The values on your machine:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+print(f"x.sum() float32: {x.sum().item():.4f}, relative error {rel_error(x.sum().item()):.1e}")
+print(f"exact:           {exact:.4f}")
+
+# %% [markdown]
+# How does the error grow with the number of terms? NumPy's `cumsum` on float32 is a plain running
+# sum, so one call gives the loop's result for every prefix length at once (PyTorch's CPU `cumsum`
+# accumulates float32 in higher precision, so it would hide the effect). The reference is a float64
+# running sum. The plot shows the relative error against the number of terms:
+
+# %%
+big = torch.rand(10_000_000, generator=torch.Generator().manual_seed(1))
+reference = torch.cumsum(big.double(), 0)
+running32 = torch.from_numpy(np.cumsum(big.numpy()))  # float32 running sum, like the loop
+ns = np.unique(np.round(np.logspace(2, 7, 51)).astype(np.int64))  # 100 to 10 million, 10 per decade
+loop_err = ((running32[ns - 1].double() - reference[ns - 1]).abs() / reference[ns - 1]).numpy()
+sum_err = np.array([abs(big[:k].sum().item() - reference[k - 1].item()) / reference[k - 1].item() for k in ns])
+for k in (1_000, 100_000, 10_000_000):
+    i = int(np.searchsorted(ns, k))
+    print(f"running float32 sum of {ns[i]:>10,} terms: relative error {loop_err[i]:.0e}")
+
+fig, ax = plt.subplots(figsize=(7, 3.2))
+ax.loglog(ns, np.maximum(loop_err, 1e-10), label="running sum in float32 (a Python loop)")
+ax.loglog(ns, np.maximum(sum_err, 1e-10), ".", label="x.sum() in float32")
+ax.axhline(torch.finfo(torch.float32).eps, color="grey", linestyle="--", label="float32 eps")
+ax.set(xlabel="number of terms", ylabel="relative error", title="Adding uniform [0, 1) values in float32")
+ax.legend(fontsize=8)
+ax.grid(alpha=0.3, which="both")
+plt.show()
+
+# %% [markdown]
+# The running sum's error grows with the number of terms, from about `eps` to over a hundred times `eps`
+# (each new term is rounded to the spacing of an ever larger total); `x.sum()` stays below `eps` (points at 1e-10 are exact sums). When a
+# float32 total must be trustworthy, accumulate in float64: `x.sum(dtype=torch.float64)` reads
+# float32 and adds in float64 (or sum pieces and add the pieces).
+#
+# ### Catastrophic cancellation
+#
+# Subtracting two nearly equal numbers keeps only their *difference*, and that difference carries
+# the rounding errors of both: the relative error explodes. `(1 + x) - 1` should return `x`:
+
+# %%
+print(f"{'x':>8}{'(1+x)-1 float32':>18}{'rel. error':>12}{'(1+x)-1 float64':>18}{'rel. error':>12}")
+for xv in [1e-2, 1e-4, 1e-6, 1e-8]:
+    r32 = ((1 + torch.tensor(xv)) - 1).item()
+    r64 = ((1 + torch.tensor(xv, dtype=torch.float64)) - 1).item()
+    x32 = torch.tensor(xv).item()  # xv as float32 actually stores it
+    print(f"{xv:>8.0e}{r32:>18.6e}{abs(r32 - x32) / x32:>12.1e}{r64:>18.6e}{abs(r64 - xv) / xv:>12.1e}")
+
+# %% [markdown]
+# At x = 1e-8 float32 returns 0: a 100 % error from one addition and one subtraction. Library
+# functions built for this exist: `torch.expm1(x)` computes `exp(x) - 1` and `torch.log1p(x)` computes
+# `log(1 + x)` without forming `1 + x`:
+
+# %%
+small_x = torch.tensor([1e-3, 1e-5, 1e-7])
+print("exp(x) - 1:", (torch.exp(small_x) - 1).tolist())
+print("expm1(x):  ", torch.expm1(small_x).tolist())
+
+# %% [markdown]
+# The quadratic formula is the classic case. For x² + bx + c = 0 with a large b, the root
+# (−b + √(b² − 4c))/2 subtracts two nearly equal numbers. The stable form computes the large root
+# q = −(b + sign(b)·√(b² − 4c))/2 first, where nothing cancels, and gets the small one as c/q
+# (the product of the roots is c):
+
+# %%
+b, c = torch.tensor(1e4), torch.tensor(1.0)  # roots near -1e-4 and -1e4
+disc = torch.sqrt(b * b - 4 * c)
+naive_small = (-b + disc) / 2
+q = -(b + torch.sign(b) * disc) / 2
+stable_small = c / q
+print("naive  small root, float32:", naive_small.item())
+print("stable small root, float32:", f"{stable_small.item():.8e}")
+print("true   small root (float64):", f"{(2 / (-1e4 - math.sqrt(1e8 - 4))):.8e}")
+
+# %% [markdown]
+# ## float16 and bfloat16: when they break
+#
+# The two 2-byte floats halve memory and, on GPUs with tensor cores, multiply matmul speed. Each
+# breaks in its own way. float16 **overflows** early: its largest value is 65504, so squaring 300
+# already gives `inf`. bfloat16 keeps float32's range but only about **3 significant digits**:
+# from 256 on, the gap between neighbours is 2, so 256 + 1 is 256. And very small numbers
+# **underflow** to zero in float16.
+
+# %%
+print("float16 65504 + 16  :", (torch.tensor(65504.0, dtype=torch.float16) + 16).item())
+print("float16 300 ** 2    :", (torch.tensor(300.0, dtype=torch.float16) ** 2).item())
+print("bfloat16 300 ** 2   :", (torch.tensor(300.0, dtype=torch.bfloat16) ** 2).item())
+print("bfloat16 256 + 1    :", (torch.tensor(256.0, dtype=torch.bfloat16) + 1).item())
+print("float16  256 + 1    :", (torch.tensor(256.0, dtype=torch.float16) + 1).item())
+print("float16 1e-8        :", torch.tensor(1e-8).half().item())
+print("1/3 in float16, bfloat16, float32:",
+      [torch.tensor(1 / 3, dtype=dt).item() for dt in (torch.float16, torch.bfloat16, torch.float32)])
+
+# %% [markdown]
+# Library reductions protect you more than hand-written formulas: `norm` of a float16 vector
+# accumulates internally in float32, while the textbook `sqrt(sum(v**2))` overflows in the squares:
+
+# %%
+v = torch.full((4,), 300.0, dtype=torch.float16)
+print("v.norm():              ", v.norm().item())
+print("(v ** 2).sum().sqrt(): ", (v ** 2).sum().sqrt().item())
+
+# %% [markdown]
+# The picture behind these numbers: the spacing between neighbouring representable values
+# (`torch.nextafter(x, inf) - x`) grows with the magnitude, in steps, always at the same *relative*
+# size `eps`. The plot shows it for the three formats; float16's line ends at 65504, and the dotted
+# line marks a spacing of 1 (above it, the format can no longer count in whole numbers).
+
+# %%
+mags = torch.logspace(-4, 8, 400, dtype=torch.float64)
+fig, ax = plt.subplots(figsize=(7, 3.5))
+for dt, colour in [(torch.float16, "tab:red"), (torch.bfloat16, "tab:green"), (torch.float32, "tab:blue")]:
+    xs = mags.to(dt)
+    up = torch.nextafter(xs, torch.tensor(float("inf"), dtype=dt))
+    ok = torch.isfinite(up)
+    spacing = (up.double() - xs.double())[ok]
+    ax.loglog(xs.double()[ok], spacing, color=colour, drawstyle="steps-post", label=str(dt).replace("torch.", ""))
+ax.axhline(1.0, color="grey", linestyle=":")
+ax.axvline(65504, color="tab:red", linestyle="--", linewidth=0.8)
+ax.text(65504 * 1.3, 1e-8, "float16 max\n65504", color="tab:red", fontsize=8)
+ax.set(xlabel="magnitude |x|", ylabel="gap to the next number", title="Spacing of representable numbers")
+ax.legend()
+ax.grid(alpha=0.3, which="both")
+plt.show()
+
+# %% [markdown]
+# Read the plot at 256: the bfloat16 gap is 2, float16's 0.25, float32's 3e-5. The numbers under
+# it, checked:
+
+# %%
+for dt in (torch.float16, torch.bfloat16, torch.float32):
+    x256 = torch.tensor(256.0, dtype=dt)
+    gap = (torch.nextafter(x256, torch.tensor(1e9, dtype=dt)) - x256).item()
+    print(f"{dt!s:<15} gap above 256: {gap:g}")
+
+# %% [markdown]
+# The usual rule in practice: store and multiply in 16 bits, but **accumulate** (sums, norms,
+# softmax denominators, optimizer states) in float32. That is what `torch.autocast` does for you.
+
+# %% [markdown]
+# ## TF32 and `torch.set_float32_matmul_precision`
+#
+# NVIDIA GPUs from Ampere (A100, RTX 30xx) on have *TensorFloat-32* tensor cores: they multiply
+# float32 matrices after rounding the inputs to a 10-bit mantissa (float16's precision, float32's
+# range) and accumulate in float32. That makes float32 matmuls several times faster, with relative
+# errors around 1e-4 to 1e-3 instead of 1e-6. `torch.set_float32_matmul_precision` chooses what
+# float32 matmuls may do inside:
+#
+# | setting | internal arithmetic of a float32 matmul, where a fast kernel exists |
+# |---|---|
+# | `"highest"` (the default) | float32 (23 stored mantissa bits) |
+# | `"high"` | TF32 (10 bits), or each float32 split into two bfloat16 numbers |
+# | `"medium"` | bfloat16 (7 bits); where no bfloat16 kernel exists, as `"high"` |
+#
+# The dtype of your tensors never changes: inputs and result stay float32. Convolutions have their own
+# switch, `torch.backends.cudnn.allow_tf32`, which is on by default. On the CPU the setting is
+# accepted, but `"high"` changes nothing, as this check shows:
+
+# %%
+g = torch.Generator().manual_seed(0)
+A = torch.randn(256, 256, generator=g)
+B = torch.randn(256, 256, generator=g)
+before = A @ B
+torch.set_float32_matmul_precision("high")
+after = A @ B
+torch.set_float32_matmul_precision("highest")
+print("CPU matmul identical under 'high':", torch.equal(before, after))
+
+# %% [markdown]
+# `"medium"` is different: on a CPU with bfloat16 matrix units (Intel AMX, found in recent Xeons),
+# oneDNN may then compute float32 matmuls in bfloat16. Whether this happens depends on your CPU, so
+# the next cell's output is machine dependent; on the course's test machine, which has AMX, the error
+# jumps from the float32 level to the bfloat16 level.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+exact_ab = A.double() @ B.double()
+
+
+def matmul_error():
+    return ((A @ B).double() - exact_ab).abs().max().item() / exact_ab.abs().max().item()
+
+
+for setting in ("highest", "medium"):
+    torch.set_float32_matmul_precision(setting)
+    print(f"CPU, precision {setting!r:<10}: max relative error {matmul_error():.1e}")
+torch.set_float32_matmul_precision("highest")
+print("CPU capability:", torch.backends.cpu.get_cpu_capability())
+
+# %% [markdown]
+# On a CUDA GPU the next cell measures the TF32 trade-off: the error and the time of a float32
+# matmul with and without TF32. Without one it says what it skipped.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+from torchcourse import describe_device, gpu_skip_message, measure, pick_device
+
+device = pick_device()
+if device.type == "cuda":
+    Ag = torch.randn(4096, 4096, device=device, generator=torch.Generator(device).manual_seed(0))
+    Bg = torch.randn(4096, 4096, device=device, generator=torch.Generator(device).manual_seed(1))
+    ref = (Ag.double() @ Bg.double())
+    for setting in ("highest", "high"):
+        torch.set_float32_matmul_precision(setting)
+        err = ((Ag @ Bg).double() - ref).abs().max().item() / ref.abs().max().item()
+        timing = measure(lambda: Ag @ Bg, device=device)
+        tflops = 2 * 4096**3 / timing.min / 1e12
+        print(f"{describe_device(device)}, {setting!r:<9}: max rel. error {err:.1e}, {timing}, {tflops:.1f} TFLOP/s")
+    torch.set_float32_matmul_precision("highest")
+else:
+    print(gpu_skip_message("the TF32 comparison") or "TF32 is a CUDA feature: skipped on this GPU.")
+
+# %% [markdown]
+# ## Common mistakes
+#
+# **The mean of integers.** `arange` without a float argument gives int64, and PyTorch will not
+# guess a floating dtype for the mean:
+
+# %% tags=["raises-exception"]
+torch.arange(5).mean()
+
+# %% [markdown]
+# Fix: `torch.arange(5.0).mean()`, `torch.arange(5).float().mean()`, or `torch.arange(5).mean(dtype=torch.float64)`.
+#
+# **Matmul of an integer and a float tensor.** Elementwise operations promote; `matmul` does not:
+
+# %% tags=["raises-exception"]
+counts = torch.tensor([[1, 2], [3, 4]])
+weights = torch.tensor([[0.5], [0.25]])
+counts @ weights
+
+# %% [markdown]
+# Fix: cast one side on purpose, `counts.float() @ weights`.
+#
+# **An in-place operation whose result does not fit.** `x += 0.5` must store the float result back
+# into `x`'s integer storage, and PyTorch refuses to truncate silently:
+
+# %% tags=["raises-exception"]
+x_int = torch.arange(3)
+x_int += 0.5
+
+# %% [markdown]
+# Fix: `x_int = x_int + 0.5` (a new float32 tensor), or create `x` as float from the start.
+#
+# **A Python number that does not fit the requested dtype**, when you create a tensor:
+
+# %% tags=["raises-exception"]
+torch.tensor([100, 200, 300], dtype=torch.uint8)
+
+# %% [markdown]
+# (Yet `torch.tensor([250], dtype=torch.uint8) + 300` wraps silently, as the NEP 50 table showed:
+# creation checks the range, arithmetic does not.)
+#
+# **Wrapping before clamping.** `(pixels + 60).clamp(0, 255)` raises no error but is still wrong:
+# the sum wrapped before `clamp` ever saw it. Widen first, clamp, then cast back:
+
+# %%
+print("clamp after the wrap:", (pixels + 60).clamp(0, 255).tolist())
+print("widen, clamp, cast:  ", (pixels.int() + 60).clamp(0, 255).to(torch.uint8).tolist())
+
+# %% [markdown]
+# ## Key points
+#
+# * PyTorch's default float is float32 (4 bytes); NumPy's is float64. `from_numpy` keeps float64.
+# * `element_size()`, `torch.finfo` and `torch.iinfo` give a dtype's bytes, range and `eps`.
+# * Promotion: highest category wins; dimensioned tensors outrank 0-d tensors and Python numbers;
+#   `torch.result_type` predicts it. NumPy 2 (NEP 50) differs for NumPy scalars, out-of-range
+#   Python ints, and integers meeting floats (float64 there, float32 here).
+# * Integer arithmetic wraps silently; integer `sum` returns int64 after an 8x copy of an int8
+#   input. Pass the smallest safe accumulator with `dtype=`.
+# * float32 keeps ~7 digits: long running sums drift, subtraction of close numbers cancels
+#   (`expm1`, `log1p`, the stable quadratic formula). Accumulate in float64 when it matters.
+# * float16 overflows at 65504; bfloat16 has float32's range but 256 + 1 = 256. Accumulate in float32.
+# * `set_float32_matmul_precision("high")` allows TF32 on Ampere+ GPUs; tensors stay float32, and
+#   on the CPU `"high"` changes nothing.
+#
+# **Exercises:** [exercises/04_dtypes.ipynb](../exercises/04_dtypes.ipynb) ·
+# **Previous:** [03 · Strides](03_strides.ipynb) ·
+# **Next:** [05 · Vectorisation and measuring speed](05_vectorisation.ipynb)

@@ -1,0 +1,182 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 04 · Dtypes: exercises
+#
+# Practice for the lesson [04 · Dtypes](../notebooks/04_dtypes.ipynb): converting from NumPy,
+# sizes in bytes, casting on purpose, integer overflow and accumulators, and float accuracy.
+# In this module **the dtype is part of every answer**: each check compares dtypes as well as
+# values, so a right number in the wrong dtype gets a `✗`.
+#
+# Write each answer in place of `raise NotImplementedError`, run the cell, and read the
+# check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("04.3")` shows the
+# next hint for exercise 04.3. Exercises go from warm-up to stretch; each one stands alone.
+# (The worked answers are in `solutions/`; the notebook in `exercises/` is generated from it
+# with the answers taken out.)
+
+# %%
+import torch
+
+from torchcourse import check, hint
+
+# %% [markdown]
+# ### 04.1 · From NumPy, in float32 (warm-up)
+#
+# Data often arrives as NumPy arrays, which are float64 (or int64) by default. Write
+# `to_float32_tensor(a)` that returns the array's values as a **float32** tensor.
+
+# %%
+def to_float32_tensor(a):
+    ### BEGIN SOLUTION
+    return torch.from_numpy(a).float()
+    ### END SOLUTION
+
+
+check("04.1", to_float32_tensor)
+
+
+# %% [markdown]
+# ### 04.2 · Bytes of a tensor (warm-up)
+#
+# Write `nbytes(t)` that returns, as a Python `int`, how many bytes the elements of `t` occupy
+# (elements times bytes per element). The check uses float32, float64, bfloat16, int8, bool and
+# int16 tensors.
+
+# %%
+def nbytes(t):
+    ### BEGIN SOLUTION
+    return t.numel() * t.element_size()
+    ### END SOLUTION
+
+
+check("04.2", nbytes)
+
+
+# %% [markdown]
+# ### 04.3 · The mean of integer counts
+#
+# `t` is an integer tensor of counts (int64, int32 or uint8, any shape). Write `mean_counts(t)`
+# that returns the mean of all its elements as a **0-dimensional float64 tensor**. (Some counts
+# are above 2²⁴, where float32 can no longer hold every integer.)
+
+# %%
+def mean_counts(t):
+    ### BEGIN SOLUTION
+    return t.double().mean()  # or t.mean(dtype=torch.float64)
+    ### END SOLUTION
+
+
+check("04.3", mean_counts)
+
+
+# %% [markdown]
+# ### 04.4 · The smallest integer dtype
+#
+# Write `smallest_int_dtype(lo, hi)` that returns the smallest **signed** integer dtype
+# (`torch.int8`, `torch.int16`, `torch.int32` or `torch.int64`) that can hold every integer from
+# `lo` to `hi`, both included. Read the ranges from `torch.iinfo`; do not type them in.
+# For example `smallest_int_dtype(0, 200)` is `torch.int16`.
+
+# %%
+def smallest_int_dtype(lo, hi):
+    ### BEGIN SOLUTION
+    for dtype in (torch.int8, torch.int16, torch.int32, torch.int64):
+        info = torch.iinfo(dtype)
+        if info.min <= lo and hi <= info.max:
+            return dtype
+    raise ValueError(f"[{lo}, {hi}] does not fit in int64")
+    ### END SOLUTION
+
+
+check("04.4", smallest_int_dtype)
+
+
+# %% [markdown]
+# ### 04.5 · Brighten an image without wrap-around
+#
+# `img` is a uint8 image (values 0..255) and `amount` a Python int, positive or negative. Write
+# `brighten(img, amount)` that adds `amount` to every pixel, **saturating** at 0 and 255 (a pixel
+# of 250 brightened by 60 becomes 255, not 54), and returns a **uint8** image. Leave `img` unchanged.
+
+# %%
+def brighten(img, amount):
+    ### BEGIN SOLUTION
+    return (img.int() + amount).clamp(0, 255).to(torch.uint8)
+    ### END SOLUTION
+
+
+check("04.5", brighten)
+
+
+# %% [markdown]
+# ### 04.6 · Gene totals in int16
+#
+# `genes` is an int8 tensor of shape `(N, G)`: N chromosomes of G ≤ 1000 genes, each gene a value
+# from 1 to 24. Write `gene_totals(genes)` that returns the total of each chromosome (shape `(N,)`)
+# as an **int16** tensor, the smallest dtype that cannot overflow here. Ask `sum` for that dtype
+# directly: casting its int64 result afterwards gives the same numbers, but only after the 8x copy
+# the lesson measured.
+
+# %%
+def gene_totals(genes):
+    ### BEGIN SOLUTION
+    return genes.sum(dim=1, dtype=torch.int16)
+    ### END SOLUTION
+
+
+check("04.6", gene_totals)
+
+
+# %% [markdown]
+# ### 04.7 · Variance without cancellation
+#
+# `t` is a 1-D float32 tensor of measurements with a large offset (values near 10,000 with a
+# spread of about 1). Write `variance(t)` that returns their **population** variance (divide by n)
+# as a 0-dimensional **float32** tensor, accurate to 4 digits. The textbook shortcut
+# `mean(x²) − mean(x)²` fails here; the check shows by how much if you try it.
+
+# %%
+def variance(t):
+    ### BEGIN SOLUTION
+    return ((t - t.mean()) ** 2).mean()  # or t.var(correction=0)
+    ### END SOLUTION
+
+
+check("04.7", variance)
+
+
+# %% [markdown]
+# ### 04.8 · Stable quadratic roots (stretch)
+#
+# `b` and `c` are float32 tensors of shape `(N,)`: N equations x² + bx + c = 0, each with two real
+# roots, |b| between 100 and 10⁹. Write `quadratic_roots(b, c)` that returns a float32 tensor of
+# shape `(N, 2)`: column 0 the root of **smaller** magnitude, column 1 the larger, each accurate to
+# about 5 digits. The textbook formula loses the small root to cancellation, in float32 and, for
+# |b| near 10⁹, in float64 too.
+
+# %%
+def quadratic_roots(b, c):
+    ### BEGIN SOLUTION
+    disc = torch.sqrt(b * b - 4 * c)
+    q = -(b + torch.sign(b) * disc) / 2  # the large root: the two terms add, nothing cancels
+    return torch.stack([c / q, q], dim=1)  # the roots multiply to c
+    ### END SOLUTION
+
+
+check("04.8", quadratic_roots)
+
+# %% [markdown]
+# **Back to the lesson:** [04 · Dtypes](../notebooks/04_dtypes.ipynb) ·
+# **Next module:** [05 · Vectorisation and measuring speed](../notebooks/05_vectorisation.ipynb)
