@@ -71,6 +71,9 @@ def _odd_answers(ex: Exercise):
     def exits(*args):
         raise SystemExit(3)
 
+    def torch_not_implemented(*args):  # e.g. copying out of a meta tensor: an error, not a stub
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+
     def as_numpy(*args):
         out = ex.reference(*args)
         return out.numpy() if isinstance(out, torch.Tensor) and out.device.type == "cpu" else np.zeros(3)
@@ -86,6 +89,7 @@ def _odd_answers(ex: Exercise):
         return "not a tensor"
 
     return {"None": returns_none, "list": returns_list, "raises": raises, "SystemExit": exits,
+            "NotImplementedError with a message": torch_not_implemented,
             "numpy": as_numpy, "meta device": on_meta, "other dtype": other_dtype, "the function itself": None}
 
 

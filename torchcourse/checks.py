@@ -94,7 +94,11 @@ def _case_text(i: int, args: tuple) -> str:
 
 
 def _snapshot(args: tuple) -> tuple:
-    return tuple(a.detach().clone() if isinstance(a, torch.Tensor) else copy.deepcopy(a) for a in args)
+    """An independent copy of the arguments that keeps sharing *between* them (views stay views)."""
+    try:
+        return copy.deepcopy(args)
+    except Exception:  # e.g. non-leaf tensors that require grad
+        return tuple(a.detach().clone() if isinstance(a, torch.Tensor) else copy.deepcopy(a) for a in args)
 
 
 def evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
@@ -111,8 +115,10 @@ def evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
         expected = ex.reference(*ref_args)
         try:
             got = fn(*my_args)
-        except NotImplementedError:
-            return TODO, f'not attempted yet (replace `raise NotImplementedError` with your answer; hint("{ex.id}") helps)'
+        except NotImplementedError as exc:
+            if not exc.args:  # the stub's bare `raise NotImplementedError`; torch raises it with a message
+                return TODO, f'not attempted yet (replace `raise NotImplementedError` with your answer; hint("{ex.id}") helps)'
+            return FAIL, f"your function raised NotImplementedError: {exc}{_case_text(i, args)}"
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # SystemExit too: a learner's exit() must not kill the check
@@ -123,6 +129,10 @@ def evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
             msg = compare(my_args[0], ref_args[0], rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype)
             if msg:
                 return FAIL, f"after your function ran, the input was not changed as expected{where}: {msg}"
+            if expected is not None:  # like add_, an in-place function returns what it changed
+                msg = compare(got, expected, rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype)
+                if msg:
+                    return FAIL, f"the input was changed correctly, but the return value is wrong: {msg}{where}"
         else:
             for k, (a, b) in enumerate(zip(my_args, before)):
                 if isinstance(a, torch.Tensor) and compare(a, b, rtol=0, atol=0) is not None:
