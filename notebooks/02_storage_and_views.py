@@ -1,0 +1,340 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 02 · Storage and views
+#
+# A tensor is not the numbers themselves. It is a small description (shape, dtype, where to
+# start, how to step) of a flat buffer of bytes called its **storage**. Many tensors can
+# describe the same storage: slicing, transposing and reshaping usually create such *views*
+# without copying a single number. That makes PyTorch fast and also explains its surprises:
+# a write through one tensor shows up in another, `x = x + 1` and `x += 1` do different
+# things, and a NumPy array can change under your feet. This notebook makes the storage
+# visible so that you can tell, for any tensor, whether it owns its numbers or shares them.
+#
+# **Objectives.** After this notebook you can:
+# 1. find a tensor's storage, its `data_ptr` and its `storage_offset`, and tell whether two
+#    tensors share memory;
+# 2. predict which operations return views and which copy, and write through a view on purpose;
+# 3. tell an in-place operation (`add_`, `+=`) from a reassignment (`x = x + 1`);
+# 4. choose between `clone`, `detach` and `detach().clone()`;
+# 5. move data between NumPy and PyTorch knowing when memory is shared and when it is copied.
+#
+# **Prerequisites.** [00 · Start here](00_start_here.ipynb) and
+# [01 · From data to tensors](01_data_to_tensors.ipynb): creating tensors, `shape`, `dtype`,
+# indexing and slicing.
+#
+# **Time.** 30 min teaching, 25 min exercises.
+
+# %%
+import textwrap
+import warnings
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+
+from torchcourse.diagrams import draw_storage
+
+
+def same_buffer(a, b):
+    """True when two tensors use the same storage (the same allocation in memory)."""
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+# %% [markdown]
+# ## The storage: one flat buffer of bytes
+#
+# Make a 2×3 tensor and ask for its storage with `untyped_storage()`. The storage knows
+# nothing about shape or dtype: it is just `nbytes()` bytes. Six float32 numbers take
+# 6 × 4 = 24 bytes.
+
+# %%
+t = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+s = t.untyped_storage()
+print(t)
+print(type(s).__name__, "of", s.nbytes(), "bytes =", t.numel(), "elements ×", t.element_size(), "bytes each")
+
+# %% [markdown]
+# "Untyped" means exactly that. Two int16 numbers are four bytes; listing the storage shows
+# the raw bytes, lowest byte first (every common CPU and GPU is little-endian):
+
+# %%
+small = torch.tensor([1, 258], dtype=torch.int16)  # 258 = 1 * 256 + 2
+print(small.untyped_storage().tolist())
+
+# %% [markdown]
+# Older code calls `t.storage()`. It still works, but it returns a `TypedStorage`, which is
+# deprecated, and the first call in a process warns. Here is the warning, caught and printed
+# instead of being sprayed on stderr:
+
+# %%
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    t.storage()
+if caught:
+    print(caught[0].category.__name__ + ":")
+    print(textwrap.fill(str(caught[0].message).splitlines()[0], 88))
+else:
+    print("No warning this time: PyTorch warns once per process. Restart the kernel to see it again.")
+
+# %% [markdown]
+# So this course always uses `untyped_storage()`.
+#
+# ## Where a tensor starts: `data_ptr` and `storage_offset`
+#
+# `t.data_ptr()` is the memory address of the tensor's **first element**;
+# `t.untyped_storage().data_ptr()` is the address of the start of the buffer. A row taken
+# out of `t` starts `storage_offset()` elements into the same buffer. Addresses change every
+# run, so the notebook prints only comparisons between them:
+
+# %%
+row = t[1]
+print("row:", row, "| storage_offset:", row.storage_offset())
+print("same buffer:", same_buffer(row, t))
+print("row starts 3 elements in:", row.data_ptr() == t.data_ptr() + 3 * t.element_size())
+print("same first element:", row.data_ptr() == t.data_ptr())
+
+# %% [markdown]
+# The last line is why you compare **storages** (`untyped_storage().data_ptr()`), not
+# `data_ptr()`, to ask "do these share memory?": a view that starts later has another
+# `data_ptr` and yet the same buffer.
+#
+# ## Views share storage: write through one, read it in the other
+#
+# `row` has no numbers of its own. Write into it and `t` changes:
+
+# %%
+row[0] = 100.0
+print(t)
+
+# %% [markdown]
+# Most operations that only rearrange elements return views: basic slicing, `view`,
+# `reshape` (when it can), `t()`/`transpose`, `unsqueeze`, `expand`, `diagonal`. Operations
+# that compute new values, and indexing with a list or a mask ("advanced indexing"), copy.
+# `same_buffer` tells them apart:
+
+# %%
+t = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+candidates = {
+    "t[1]": t[1],
+    "t[:, 1]": t[:, 1],
+    "t.view(3, 2)": t.view(3, 2),
+    "t.reshape(6)": t.reshape(6),
+    "t.t()": t.t(),
+    "t.unsqueeze(0)": t.unsqueeze(0),
+    "t.diagonal()": t.diagonal(),
+    "t[[0, 1]]  (a list)": t[[0, 1]],
+    "t[t > 2]   (a mask)": t[t > 2],
+    "t * 1": t * 1,
+    "t.clone()": t.clone(),
+}
+for name, value in candidates.items():
+    print(f"{name:22} shares t's storage: {same_buffer(value, t)}")
+
+# %% [markdown]
+# ## A picture of one storage and its views
+#
+# Here are twelve numbers (0, 10, ..., 110), one storage, and four views over it. The top
+# row is the storage: its values, with each cell's position above it. Each view's row
+# colours the positions it reads, and the number in a coloured cell is that element's place
+# in the view (element 0, 1, 2, ... in reading order). Look at `m[:, 2]`: a column is three
+# numbers four positions apart, and `m[::2, 1:3]` reads four numbers in two separate runs,
+# all without a copy. The grey text on the right is each view's metadata, which the next
+# module explains.
+
+# %%
+base = torch.arange(0, 120, 10, dtype=torch.float32)
+m = base.view(3, 4)
+fig = draw_storage(base, {"m = base.view(3, 4)": m, "m[1]": m[1], "m[:, 2]": m[:, 2], "m[::2, 1:3]": m[::2, 1:3]})
+plt.show()
+
+# %% [markdown]
+# ## In-place operations versus reassignment
+#
+# Methods ending in an underscore (`add_`, `mul_`, `zero_`, `clamp_`, ...) and the augmented
+# operators (`+=`, `*=`) write into the existing storage. A plain expression such as
+# `a + 1` allocates a new tensor, and `a = a + 1` then points the *name* `a` at it; the old
+# buffer is untouched. Watch the buffer, and a view `v` taken beforehand:
+
+# %%
+a = torch.zeros(4)
+v = a[:2]  # a view of the first two elements
+before = a.untyped_storage().data_ptr()
+
+a.add_(1)
+print("after a.add_(1):  same buffer:", a.untyped_storage().data_ptr() == before, "| a =", a, "| v =", v)
+a += 1
+print("after a += 1:     same buffer:", a.untyped_storage().data_ptr() == before, "| a =", a, "| v =", v)
+a = a + 1
+print("after a = a + 1:  same buffer:", a.untyped_storage().data_ptr() == before, "| a =", a, "| v =", v)
+
+# %% [markdown]
+# After the reassignment `a` and `v` have parted: `v` still looks at the old buffer. This is
+# the usual cause of "I updated it but nothing changed". `zero_` and slice assignment are
+# in place too, so they reach every view of the buffer:
+
+# %%
+a.zero_()
+print("a =", a)
+v[:] = 7  # slice assignment writes into the old buffer, which v still holds
+print("v =", v)
+
+# %% [markdown]
+# In-place operations save an allocation, which matters for big tensors, but they overwrite
+# values autograd may need and they change data other code may hold through a view. Use them
+# when you own the buffer.
+#
+# ## `clone` and `detach`
+#
+# `clone()` copies the numbers into a new storage. `detach()` does the opposite: it shares
+# the storage and drops only the autograd history (`requires_grad`). So a detached tensor is
+# a view, and writing into it changes the original:
+
+# %%
+x = torch.ones(3, requires_grad=True)
+d = x.detach()
+c = x.clone()
+print("detach: same buffer:", same_buffer(d, x), "| requires_grad:", d.requires_grad)
+print("clone:  same buffer:", same_buffer(c, x), "| requires_grad:", c.requires_grad, "| grad_fn:", type(c.grad_fn).__name__)
+
+d.zero_()
+print("x after d.zero_():", x)
+
+# %% [markdown]
+# For an independent copy without history, the idiom is `x.detach().clone()`: detach first so
+# the copy is not recorded by autograd.
+
+# %%
+y = torch.ones(3, requires_grad=True)
+snap = y.detach().clone()
+snap += 1
+print("same buffer:", same_buffer(snap, y), "| requires_grad:", snap.requires_grad, "| y unchanged:", torch.equal(y.detach(), torch.ones(3)))
+
+# %% [markdown]
+# ## NumPy interop: shared or copied?
+#
+# On the CPU a tensor and a NumPy array can share one buffer. `torch.from_numpy(n)` and
+# `t.numpy()` create such a shared pair, so a write on either side shows on the other:
+
+# %%
+n = np.arange(4.0)  # NumPy's default float is float64, and the tensor keeps it
+t = torch.from_numpy(n)
+n[0] = 100.0  # write on the NumPy side
+t[1] = -1.0  # write on the PyTorch side
+print("n =", n)
+print("t =", t)
+print("t.numpy() shares with n:", np.shares_memory(t.numpy(), n))
+
+# %% [markdown]
+# The other ways in do not all share. `torch.tensor(...)` **always copies**;
+# `torch.as_tensor(...)` shares when it can and copies when it must, for instance when you
+# ask for another dtype (float64 numbers cannot be float32 numbers without converting each
+# one):
+
+# %%
+n = np.arange(4.0)
+ways = {
+    "torch.from_numpy(n)": torch.from_numpy(n),
+    "torch.as_tensor(n)": torch.as_tensor(n),
+    "torch.tensor(n)": torch.tensor(n),
+    "torch.as_tensor(n, dtype=torch.float32)": torch.as_tensor(n, dtype=torch.float32),
+    "torch.from_numpy(n).float()": torch.from_numpy(n).float(),
+}
+for name, value in ways.items():
+    print(f"{name:40} {value.dtype!s:14} shares with n: {np.shares_memory(value.numpy(), n)}")
+
+# %% [markdown]
+# Two cases cannot share at all:
+#
+# * **GPU tensors.** A CUDA tensor's storage is in GPU memory, which NumPy cannot address.
+#   `t.numpy()` on it raises `TypeError: can't convert cuda:0 device type tensor to numpy.
+#   Use Tensor.cpu() to copy the tensor to host memory first.` The fix is `t.cpu().numpy()`,
+#   and it is a copy across the PCIe bus, so a later write on either side is not seen by the
+#   other. This machine has no GPU; the `meta` device (shapes, no data) gives the same error:
+
+# %% tags=["raises-exception"]
+torch.ones(2, device="meta").numpy()
+
+# %% [markdown]
+# * **Tensors that require grad.** NumPy knows nothing of autograd, so PyTorch refuses rather
+#   than let a NumPy write corrupt a gradient computation silently. The message says what to
+#   do:
+
+# %% tags=["raises-exception"]
+w = torch.ones(3, requires_grad=True)
+w.numpy()
+
+# %% [markdown]
+# `w.detach().numpy()` works, and it still shares `w`'s memory (detach is a view), so a
+# write into the array reaches `w`:
+
+# %%
+arr = w.detach().numpy()
+arr[0] = 5.0
+print("arr =", arr, "| w =", w)
+
+# %% [markdown]
+# ## Common mistakes
+#
+# **An in-place operation on a leaf that requires grad.** A tensor you created with
+# `requires_grad=True` is a *leaf* of the autograd graph, and changing it in place would
+# invalidate the gradients. Wrap such updates (an optimiser step, for example) in
+# `with torch.no_grad():`.
+
+# %% tags=["raises-exception"]
+p = torch.ones(3, requires_grad=True)
+p.add_(1)
+
+# %%
+with torch.no_grad():
+    p.add_(1)
+print(p)
+
+# %% [markdown]
+# **Writing into an expanded view.** `expand` repeats an element without copying it (the
+# next module shows how), so several positions of the view are one number in memory. An
+# in-place write would have to put different values in one place, and PyTorch refuses:
+
+# %% tags=["raises-exception"]
+bias = torch.zeros(3)
+grid = bias.expand(2, 3)
+grid.add_(torch.arange(6.0).reshape(2, 3))
+
+# %% [markdown]
+# Fix: make the copy you meant, `grid = bias.expand(2, 3).clone()` (or `bias.repeat(2, 1)`).
+#
+# **Expecting a copy from `from_numpy` or `detach`.** Both share memory, so changing the
+# result changes the source. When you need a snapshot, say so: `torch.tensor(n)` or
+# `x.detach().clone()`.
+#
+# **Comparing `data_ptr()` to test sharing.** `t[1].data_ptr() != t.data_ptr()` even though
+# they share storage; compare `untyped_storage().data_ptr()` instead.
+#
+# ## Key points
+#
+# * A tensor = a storage (flat bytes, `untyped_storage()`) + a description (shape, dtype,
+#   `storage_offset`, strides). `storage()` is deprecated; use `untyped_storage()`.
+# * Views share storage: writes through a view change the base. Slicing, `view`, `t()`,
+#   `unsqueeze`, `expand`, `detach` give views; arithmetic, `clone` and advanced indexing copy.
+# * `add_`, `zero_`, `+=` and slice assignment write in place; `x = x + 1` rebinds the name
+#   to a new buffer and leaves old views behind.
+# * `from_numpy`/`.numpy()` share memory; `torch.tensor` copies; `as_tensor` shares unless a
+#   dtype or device change forces a copy. GPU tensors go through `.cpu()`, tensors that
+#   require grad through `.detach()`.
+# * Ask "same memory?" with `a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()`.
+#
+# **Exercises:** [exercises/02_storage_and_views.ipynb](../exercises/02_storage_and_views.ipynb) ·
+# **Previous:** [01 · From data to tensors](01_data_to_tensors.ipynb) ·
+# **Next:** [03 · Strides](03_strides.ipynb)

@@ -1,0 +1,496 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 08 · nn.Module as a container for computation
+#
+# `torch.nn.Module` is best known as the base class of neural networks, but it is useful
+# for any computation that carries tensors with it: a projection matrix, a table of
+# constants, running statistics. A module knows which of its tensors to move when you call
+# `.to(device)`, which to cast with `.double()`, which to save with `state_dict()` and
+# which to train. It only knows what you tell it, though: a tensor stored the wrong way
+# stays behind on the CPU, is missing from a checkpoint, or breaks loading one. This module
+# builds a projection onto the column space of a matrix as a module, and walks through
+# every one of those traps.
+#
+# **Objectives.** After this notebook you can:
+# 1. tell parameters, buffers and plain tensor attributes apart, and predict what `.to()`,
+#    `.double()` and `state_dict()` do with each;
+# 2. register buffers with `nn.Buffer` or `register_buffer`, persistent or not;
+# 3. build a module that computes an expensive tensor lazily on first call, without the
+#    lazy-initialisation pitfalls;
+# 4. run a module under `torch.inference_mode`, save and load its state, and move it across
+#    devices.
+#
+# **Prerequisites.** Modules 06 (`pinv`, projections) and 07 (devices, the `meta` device).
+# No neural-network knowledge needed.
+#
+# **Time.** 35 min teaching, 30 min exercises.
+
+# %% [markdown]
+# ## Three ways to hold a tensor in a module
+#
+# A module can hold a tensor as:
+#
+# | kind | how | trained (`parameters()`) | moved/cast by `.to()` | saved by `state_dict()` |
+# |---|---|---|---|---|
+# | parameter | `nn.Parameter(t)` | yes | yes | yes |
+# | buffer | `nn.Buffer(t)` or `register_buffer(name, t)` | no | yes | yes |
+# | non-persistent buffer | `nn.Buffer(t, persistent=False)` | no | yes | no |
+# | plain attribute | `self.x = t` | no | **no** | **no** |
+#
+# A module that holds one of each:
+
+# %%
+import torch
+from torch import nn
+
+
+class Holder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(2))                 # trained
+        self.offset = nn.Buffer(torch.zeros(2))                   # state, not trained
+        self.cache = nn.Buffer(torch.zeros(2), persistent=False)  # moved, not saved
+        self.plain = torch.zeros(2)                               # invisible to the module
+
+    def forward(self, x):
+        return x * self.weight + self.offset
+
+
+h = Holder()
+print("parameters:", [name for name, _ in h.named_parameters()])
+print("buffers:   ", [name for name, _ in h.named_buffers()])
+print("state_dict:", list(h.state_dict()))
+
+# %% [markdown]
+# `plain` appears nowhere: the module does not know it holds it. `nn.Buffer` (new in
+# PyTorch 2.5) is the assignment form of the older `self.register_buffer("offset",
+# torch.zeros(2))`; both do the same thing, and you will meet both.
+
+# %% [markdown]
+# ## What `.to()` moves
+#
+# `.double()`, `.half()`, `.to(dtype)` and `.to(device)` visit every parameter and buffer,
+# recursively through sub-modules, and convert it **in place** (the module returns itself,
+# unlike a tensor's `.to()`). Plain attributes are skipped. Watch the dtypes after
+# `.double()`, and the devices after `.to("meta")` (the stand-in for a GPU from module 07):
+
+# %%
+def where(module):
+    for name in ("weight", "offset", "cache", "plain"):
+        t = getattr(module, name)
+        print(f"  {name:<7} {str(t.dtype):<14} {t.device}")
+
+
+h = Holder()
+print("after .double():")
+returned = h.double()
+where(h)
+print("returned itself:", returned is h)
+print("after .to('meta'):")
+where(h.to("meta"))
+
+# %% [markdown]
+# Integer and bool buffers keep their dtype under `.double()` and `.half()`: only floating
+# point tensors are cast. A step counter stored as an `int64` buffer stays an integer.
+
+# %%
+class Counter(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.steps = nn.Buffer(torch.tensor(0))
+        self.scale = nn.Buffer(torch.tensor(1.0))
+
+
+c = Counter().double()
+print("steps:", c.steps.dtype, "| scale:", c.scale.dtype)
+
+# %% [markdown]
+# ## What `state_dict()` saves and loads
+#
+# `state_dict()` is an ordered dict from dotted names to tensors: parameters and persistent
+# buffers, nothing else. `load_state_dict` copies values into a module's existing tensors
+# and, by default (`strict=True`), insists that the keys match exactly:
+
+# %%
+source = Holder()
+with torch.no_grad():
+    source.weight.fill_(3.0)
+    source.offset.fill_(-1.0)
+target = Holder()
+result = target.load_state_dict(source.state_dict())
+print(result)
+print("weight:", target.weight.data, "| offset:", target.offset)
+
+# %% [markdown]
+# The non-persistent `cache` was neither saved nor expected; a key too many or too few is
+# an error (see Common mistakes). Use `persistent=False` for tensors you can recompute from
+# the others: saving them would only make checkpoints bigger and could freeze a stale value
+# into a file.
+
+# %% [markdown]
+# ## A projection onto a column space
+#
+# The orthogonal projection onto the column space of a tall matrix `A` (n×k, rank k) is
+# `P = A · pinv(A)`, an n×n matrix: `P x` is the point of the column space nearest to `x`.
+# `P` is symmetric and idempotent (`P P = P`), and leaves vectors of the column space
+# unchanged.
+#
+# Computing `P` costs a pseudo-inverse and a product, so the module builds it **lazily**,
+# on the first call, and keeps it as a buffer so that `.to()` moves it with the module. `A`
+# is a persistent buffer (it defines the module); `P` is derived from `A`, so it is not
+# saved. (A lazy buffer needs `register_buffer(name, None)`: `nn.Buffer(None)` would make
+# an empty tensor, not a `None` placeholder.) The published notebook this follows (reference figures, section D) uses A of
+# 10000×1000, whose `P` alone takes 400 MB; we scale it to 2000×100 (a 16 MB `P`) to fit a
+# shared 2-core machine.
+
+# %%
+class ColumnSpaceProjection(nn.Module):
+    """Projects each row x of the input onto the column space of A: x ↦ P x, P = A·pinv(A)."""
+
+    def __init__(self, A):
+        super().__init__()
+        self.A = nn.Buffer(A)
+        self.register_buffer("P", None, persistent=False)  # built on first call
+        self.register_load_state_dict_post_hook(self._forget_P)
+
+    @staticmethod
+    def _forget_P(module, incompatible_keys):
+        module.P = None  # a new A invalidates P: rebuild it on the next call
+
+    def forward(self, x):
+        if self.P is None:
+            self.P = self.A @ torch.linalg.pinv(self.A)
+        return x @ self.P.T
+
+
+torch.manual_seed(0)
+n, k = 2000, 100
+A = torch.randn(n, k)
+proj = ColumnSpaceProjection(A)
+print("before the first call: P is", proj.P, "| state_dict:", list(proj.state_dict()))
+x = torch.randn(5, n)
+y = proj(x)
+print("after:  P", tuple(proj.P.shape), "| buffers:", [b for b, _ in proj.named_buffers()],
+      "| state_dict:", list(proj.state_dict()))
+
+# %% [markdown]
+# Three facts you can check numerically (with tolerances: float32 sums of 2000 terms):
+# projecting twice changes nothing, a vector of the column space is left where it is, and
+# the residual `x - Px` is orthogonal to every column of `A`.
+
+# %%
+print("P(Px) == Px:            ", torch.allclose(proj(y), y, atol=1e-4))
+in_space = torch.randn(3, k) @ A.T  # rows that are combinations of A's columns
+print("P v == v for v in col(A):", torch.allclose(proj(in_space), in_space, rtol=1e-3, atol=1e-3))
+residual = x - y
+print("(x - Px) ⟂ columns of A: ", torch.allclose(residual @ A, torch.zeros(5, k), atol=1e-3))
+
+# %% [markdown]
+# The first call pays for the pseudo-inverse; later calls only multiply. The timing depends
+# on the machine, so the next cell is not compared by the tests (the check after it is).
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+from torchcourse import format_seconds, measure, time_once
+
+fresh = ColumnSpaceProjection(A)
+_, first = time_once(lambda: fresh(x))
+later = measure(lambda: fresh(x), repeat=5, budget=0.05)
+print(f"first call (builds P): {format_seconds(first)} | later calls: {later}")
+
+# %%
+print("P was built once and reused:", fresh.P is not None and torch.equal(fresh(x), fresh(x)))
+
+# %% [markdown]
+# **A design note.** `P` is n×n: applying it costs `n²` multiply-adds per row and, at the
+# published size, 400 MB of memory. With an orthonormal basis `Q` of the column space
+# (`torch.linalg.qr(A).Q`, n×k) the same projection is `Q (Qᵀ x)`: `2nk` per row and an
+# n×k matrix. For k ≪ n, keep `Q`, not `P`. The module keeps `P` to follow the published
+# notebook and because it makes the buffer story clear.
+
+# %%
+Q = torch.linalg.qr(A).Q
+print("Q(Qᵀx) == Px:", torch.allclose((x @ Q) @ Q.T, y, atol=1e-4))
+
+# %% [markdown]
+# ## A picture: projecting points onto a line
+#
+# With `A` a single column in 2-D, the column space is a line, and the module drops each
+# point perpendicularly onto it. On the right, the singular values of `P` for a 200×20 `A`:
+# exactly `k = 20` of them are 1 and the rest are zero to rounding, which is what
+# "projection onto a k-dimensional subspace" means.
+
+# %%
+import matplotlib.pyplot as plt
+
+line = ColumnSpaceProjection(torch.tensor([[2.0], [1.0]]))
+torch.manual_seed(1)
+points = torch.randn(12, 2) * 1.5
+shadows = line(points)
+
+small = ColumnSpaceProjection(torch.randn(200, 20))
+small(torch.zeros(1, 200))
+singular = torch.linalg.svdvals(small.P)
+
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+ts = torch.linspace(-3, 3, 2)
+ax1.plot(2 * ts, ts, color="gray", lw=1, label="column space of A = [2, 1]ᵀ")
+for p, s in zip(points, shadows):
+    ax1.plot([p[0], s[0]], [p[1], s[1]], color="C1", lw=0.8)
+ax1.scatter(points[:, 0], points[:, 1], color="C0", label="x", zorder=3)
+ax1.scatter(shadows[:, 0], shadows[:, 1], color="C3", marker="x", label="P x", zorder=3)
+ax1.set(aspect="equal", title="P drops each point onto the line", xlabel="x₁", ylabel="x₂")
+ax1.set_ylim(-4, 6.5)
+ax1.legend(fontsize=8, loc="upper left")
+ax2.semilogy(range(1, 201), singular.clamp_min(1e-12), ".")
+ax2.set(title="singular values of P (A: 200×20)", xlabel="index", ylabel="singular value")
+ax2.grid(alpha=0.3)
+plt.tight_layout()
+plt.show()
+
+# %%
+print("singular values ≈ 1:", int((singular > 0.5).sum()), "| ≈ 0:", int((singular < 1e-4).sum()))
+print("segments x → Px are perpendicular to the line:",
+      torch.allclose((points - shadows) @ torch.tensor([2.0, 1.0]), torch.zeros(12), atol=1e-5))
+
+# %% [markdown]
+# ## Lazy initialisation: three pitfalls
+#
+# **1. A persistent lazy buffer changes the `state_dict`.** A buffer that is `None` is left
+# out of `state_dict()`. If `P` were persistent, a module saved *after* its first call would
+# have a key `P` that a freshly built module does not expect, and loading fails
+# (`Unexpected key(s) in state_dict: "P"`, shown under Common mistakes). Our `P` is
+# non-persistent, so the keys are the same before and after the first call:
+
+# %%
+print("fresh module keys:", list(ColumnSpaceProjection(A).state_dict()))
+print("used module keys: ", list(proj.state_dict()))
+ColumnSpaceProjection(A).load_state_dict(proj.state_dict())
+print("loading into a fresh module: fine")
+
+# %% [markdown]
+# **2. A stale derived buffer.** Loading a new `A` into a module that has already built `P`
+# would leave the old `P` in place: the module would silently project onto the *old*
+# column space. That is why the module registers a hook that forgets `P` after every
+# `load_state_dict`. Without the hook, the second line would print `False`:
+
+# %%
+other = {"A": torch.randn(n, k)}
+proj.load_state_dict(other)
+print("P forgotten after loading:", proj.P is None)
+print("projects onto the new A:  ",
+      torch.allclose(proj(x), ColumnSpaceProjection(other["A"])(x), atol=1e-4))
+
+# %% [markdown]
+# **3. A plain attribute is left behind by `.to()`.** Store `P` as `self.P = ...` instead of
+# a buffer and it works until the module moves: after `.double()` (or `.to("cuda")`) `A`
+# follows, `P` does not, and the next call fails:
+
+# %%
+class LeakyProjection(nn.Module):
+    def __init__(self, A):
+        super().__init__()
+        self.A = nn.Buffer(A)
+        self.P = None  # a plain attribute: the module does not know about it
+
+    def forward(self, x):
+        if self.P is None:
+            self.P = self.A @ torch.linalg.pinv(self.A)
+        return x @ self.P.T
+
+
+leaky = LeakyProjection(A[:50, :5])
+leaky(torch.randn(2, 50))          # builds P as float32
+leaky.double()                     # moves A, not P
+print("A:", leaky.A.dtype, "| P:", leaky.P.dtype)
+
+# %% [markdown]
+# The call itself is in Common mistakes. Moving a module *before* its first call is safe
+# in both versions, since `P` is then built from the already-moved `A`; moving it *after*
+# is safe only when `P` is a buffer.
+
+# %% [markdown]
+# ## Nested modules
+#
+# Modules nest: a module assigned as an attribute becomes a sub-module, and
+# `named_parameters`, `named_buffers`, `state_dict`, `.to()` and `.double()` all recurse,
+# with dotted names. Here a standardisation step (two buffers) followed by the projection:
+
+# %%
+class Standardise(nn.Module):
+    def __init__(self, mean, std):
+        super().__init__()
+        self.mean = nn.Buffer(mean)
+        self.std = nn.Buffer(std)
+
+    def forward(self, x):
+        return (x - self.mean) / self.std
+
+
+data = torch.randn(100, n) * 3 + 1
+pipeline = nn.Sequential(Standardise(data.mean(0), data.std(0)), ColumnSpaceProjection(A))
+out = pipeline(data[:4])
+for name, buf in pipeline.named_buffers():
+    print(f"{name:<6} {tuple(buf.shape)}")
+print("state_dict:", list(pipeline.state_dict()))
+
+# %% [markdown]
+# ## Running a module for results: `torch.inference_mode`
+#
+# When you only need outputs, run the module under `torch.inference_mode()`. Like
+# `torch.no_grad()` it records no autograd graph, and it also skips the bookkeeping that
+# would let the results take part in autograd later, so it is a little faster. The results
+# are *inference tensors*:
+
+# %%
+with torch.inference_mode():
+    fast = pipeline(data[:4])
+print("requires_grad:", fast.requires_grad, "| is_inference:", fast.is_inference())
+print("same values as before:", torch.allclose(fast, out))
+
+# %% [markdown]
+# An inference tensor cannot be saved for a later backward pass. This matters for lazy
+# buffers: if the *first* call happens under `inference_mode`, `P` itself becomes an
+# inference tensor, and a later call that needs gradients fails (Common mistakes). Build
+# the lazy state outside `inference_mode` when the module will also be trained or
+# differentiated, or use `torch.no_grad()` there.
+
+# %% [markdown]
+# ## Saving and loading
+#
+# Save the `state_dict`, not the module object: `torch.save(module, path)` pickles the
+# class by reference and breaks when the code moves. `torch.load` uses `weights_only=True`
+# by default since PyTorch 2.6, which loads tensors and plain containers without running
+# arbitrary pickled code. `map_location` chooses the device the tensors land on. We save
+# into a temporary directory that Python deletes afterwards:
+
+# %%
+import tempfile
+from pathlib import Path
+
+with tempfile.TemporaryDirectory() as tmp:
+    path = Path(tmp) / "projection.pt"
+    torch.save(pipeline.state_dict(), path)
+    print(f"file size: {path.stat().st_size / 1e6:.1f} MB (A alone is {A.numel() * 4 / 1e6:.1f} MB; P is not saved)")
+    state = torch.load(path, map_location="cpu")
+
+restored = nn.Sequential(Standardise(torch.zeros(n), torch.ones(n)), ColumnSpaceProjection(torch.zeros(n, k)))
+restored.load_state_dict(state)
+print("restored pipeline gives the same output:", torch.allclose(restored(data[:4]), out, atol=1e-4))
+print("temporary directory removed:", not Path(tmp).exists())
+
+# %% [markdown]
+# ## Moving the module across devices
+#
+# `module.to(device)` moves every parameter and buffer, including a `P` that was already
+# built. Then feed it inputs on the same device and bring small results back with
+# `.cpu()`. Without a GPU, `pick_device()` returns the CPU and the cell still runs:
+
+# %%
+from torchcourse import pick_device
+
+device = pick_device()
+pipeline.to(device)
+on_device = pipeline(data[:4].to(device))
+print("all buffers on the module's device:", all(b.device.type == device.type for b in pipeline.buffers()))
+print("same result as on the CPU:", torch.allclose(on_device.cpu(), out, atol=1e-3))
+pipeline = pipeline.to("cpu")  # back to the CPU (the module returns itself)
+
+# %% [markdown]
+# A large module can also be *built* without memory: create it on the `meta` device, then
+# load real tensors with `load_state_dict(state, assign=True)`, which takes the loaded
+# tensors as they are instead of copying into the meta placeholders:
+
+# %%
+with torch.device("meta"):
+    skeleton = ColumnSpaceProjection(torch.empty(n, k))
+print("before:", skeleton.A.device)
+skeleton.load_state_dict({"A": A}, assign=True)
+print("after: ", skeleton.A.device, "| same A:", skeleton.A is A)
+
+# %% [markdown]
+# ## Common mistakes
+#
+# **A plain tensor attribute after `.to()` or `.double()`.** The `LeakyProjection` from
+# above, called after `.double()`: `A` and the input are float64, `P` is still float32.
+
+# %% tags=["raises-exception"]
+leaky(torch.randn(2, 50, dtype=torch.float64))
+
+# %% [markdown]
+# Fix: `self.register_buffer("P", None, persistent=False)` in `__init__`.
+#
+# **Loading a checkpoint whose lazy buffer was persistent.** Saved after the first call,
+# the state has a `P`; a fresh module has none yet:
+
+# %% tags=["raises-exception"]
+class PersistentP(ColumnSpaceProjection):
+    def __init__(self, A):
+        super().__init__(A)
+        self.register_buffer("P", None, persistent=True)
+
+
+used = PersistentP(A[:50, :5])
+used(torch.randn(1, 50))
+PersistentP(A[:50, :5]).load_state_dict(used.state_dict())
+
+# %% [markdown]
+# Fix: make derived buffers non-persistent, or build them in `__init__`.
+#
+# **A lazy buffer built under `inference_mode`, then used with autograd:**
+
+# %% tags=["raises-exception"]
+lazy = ColumnSpaceProjection(A[:50, :5])
+with torch.inference_mode():
+    lazy(torch.randn(1, 50))  # P is built here, as an inference tensor
+inputs = torch.randn(1, 50, requires_grad=True)
+lazy(inputs).sum().backward()
+
+# %% [markdown]
+# Fix: make the first call outside `inference_mode` (or build `P` under `torch.no_grad()`).
+#
+# **A constant stored as `nn.Parameter`.** It is saved and moved, but also returned by
+# `parameters()`: an optimiser would change it, and every output now requires a gradient.
+
+# %%
+class ConstantAsParameter(nn.Module):
+    def __init__(self, A):
+        super().__init__()
+        self.A = nn.Parameter(A)
+
+    def forward(self, x):
+        return x @ self.A
+
+
+wrong = ConstantAsParameter(A[:50, :5])
+print("trainable tensors:", len(list(wrong.parameters())),
+      "| output requires grad:", wrong(torch.randn(1, 50)).requires_grad)
+
+# %% [markdown]
+# ## Key points
+#
+# * Parameters are trained, moved and saved; buffers are moved and saved
+#   (`persistent=False`: moved, not saved); plain tensor attributes are neither.
+# * A module's `.to()`, `.double()` and `.to(device)` work in place and recurse through
+#   sub-modules; integer buffers keep their dtype.
+# * Build expensive derived tensors lazily into a non-persistent buffer, and forget them
+#   when the state they derive from is loaded.
+# * Run for results under `torch.inference_mode()`; save `state_dict()` (not the module),
+#   load with `map_location`, and build large modules on `meta` then `assign=True`.
+#
+# **Exercises:** [exercises/08_modules_and_buffers.ipynb](../exercises/08_modules_and_buffers.ipynb) ·
+# **Previous:** [07 · GPU offload](07_gpu_offload.ipynb) ·
+# **Next:** [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb)

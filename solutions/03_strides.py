@@ -1,0 +1,158 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 03 · Strides: exercises
+#
+# Practice for the lesson [03 · Strides](../notebooks/03_strides.ipynb): the position
+# formula, row-major strides, and views that rearrange, repeat or window data without
+# copying it.
+#
+# Write each answer in place of `raise NotImplementedError`, run the cell, and read the
+# check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("03.4")` shows the
+# next hint for exercise 03.4. Several checks want a **view** (a result sharing the input's
+# storage) and say so when you return a copy. Exercises go from warm-up to stretch; each one
+# stands alone.
+
+# %%
+import torch
+
+from torchcourse import check, hint
+
+# %% [markdown]
+# ### 03.1 · Find an element by hand (warm-up)
+#
+# `storage` is a 1-D tensor standing for a flat storage. A view of it has storage offset
+# `offset` and strides `stride` (a tuple). Write `element_at(storage, offset, stride, index)`
+# that returns the element at `index` (a tuple as long as `stride`) as a 0-d tensor,
+# `storage[position]`, without building the view.
+
+# %%
+def element_at(storage, offset, stride, index):
+    ### BEGIN SOLUTION
+    position = offset + sum(i * s for i, s in zip(index, stride))
+    return storage[position]
+    ### END SOLUTION
+
+
+check("03.1", element_at)
+
+
+# %% [markdown]
+# ### 03.2 · Row-major strides (warm-up)
+#
+# Write `contiguous_strides(shape)` that returns, as a tuple of ints, the strides (in
+# elements) of a contiguous tensor of that shape, the ones `torch.empty(shape).stride()`
+# reports. Compute them from the shape; do not create a tensor.
+
+# %%
+def contiguous_strides(shape):
+    ### BEGIN SOLUTION
+    strides = []
+    step = 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= size
+    return tuple(reversed(strides))
+    ### END SOLUTION
+
+
+check("03.2", contiguous_strides)
+
+
+# %% [markdown]
+# ### 03.3 · Swap the last two dimensions
+#
+# Write `swap_last_two(t)` that swaps the last two dimensions of a tensor with 2 or more
+# dimensions (shape `(..., a, b)` becomes `(..., b, a)`), as a **view**.
+
+# %%
+def swap_last_two(t):
+    ### BEGIN SOLUTION
+    return t.transpose(-2, -1)
+    ### END SOLUTION
+
+
+check("03.3", swap_last_two)
+
+
+# %% [markdown]
+# ### 03.4 · One row, many times, no copies
+#
+# Write `tile_rows(row, n)` that returns an `(n, len(row))` tensor whose every row equals
+# the 1-D tensor `row`, as a **view** that stores the row only once.
+
+# %%
+def tile_rows(row, n):
+    ### BEGIN SOLUTION
+    return row.expand(n, -1)
+    ### END SOLUTION
+
+
+check("03.4", tile_rows)
+
+
+# %% [markdown]
+# ### 03.5 · Flatten anything, copy only when needed
+#
+# Write `flatten_rows(t)` that returns the elements of `t` as a 1-D tensor in row-major
+# order of `t`'s shape. It must work on any tensor, contiguous or not, and must **not copy**
+# when `t` is contiguous. The check uses contiguous, transposed and permuted inputs.
+
+# %%
+def flatten_rows(t):
+    ### BEGIN SOLUTION
+    return t.reshape(-1)
+    ### END SOLUTION
+
+
+check("03.5", flatten_rows)
+
+
+# %% [markdown]
+# ### 03.6 · Sliding windows without copying
+#
+# Write `sliding_windows(x, w)` that returns every window of `w` consecutive elements of the
+# 1-D tensor `x`, one per row: shape `(len(x) - w + 1, w)`, row `k` equal to `x[k:k + w]`.
+# Return a **view**: the windows overlap, so a copy would store most numbers `w` times.
+
+# %%
+def sliding_windows(x, w):
+    ### BEGIN SOLUTION
+    return x.unfold(0, w, 1)
+    ### END SOLUTION
+
+
+check("03.6", sliding_windows)
+
+
+# %% [markdown]
+# ### 03.7 · Cut an image into blocks (stretch)
+#
+# `img` is a 2-D tensor of shape `(H, W)`, and `b` divides both `H` and `W`. Write
+# `blocks(img, b)` that returns a tensor of shape `(H // b, W // b, b, b)` where
+# `blocks(img, b)[r, c]` is the `b × b` block `img[r*b:(r+1)*b, c*b:(c+1)*b]`, as a **view**.
+
+# %%
+def blocks(img, b):
+    ### BEGIN SOLUTION
+    return img.unfold(0, b, b).unfold(1, b, b)
+    ### END SOLUTION
+
+
+check("03.7", blocks)
+
+# %% [markdown]
+# **Back to the lesson:** [03 · Strides](../notebooks/03_strides.ipynb) ·
+# **Next module:** [04 · Dtypes](../notebooks/04_dtypes.ipynb)

@@ -1,0 +1,160 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 07 · GPU offload: exercises
+#
+# Practice for the lesson [07 · GPU offload](../notebooks/07_gpu_offload.ipynb): creating
+# and moving tensors, computing where the data is, and reasoning about what a transfer and
+# a product cost.
+#
+# Write each answer in place of `raise NotImplementedError`, run the cell, and read the
+# check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("07.3")` shows the
+# next hint for exercise 07.3. Exercises go from warm-up to stretch; each one stands alone.
+#
+# No GPU needed: the checks use the `meta` device (shapes and dtypes, no data) as the
+# "other" device, so every exercise runs the same on a laptop and on a GPU server.
+
+# %%
+import torch
+
+from torchcourse import check, hint
+
+# %% [markdown]
+# ### 07.1 · Create directly on a device (warm-up)
+#
+# Write `zeros_on(t, device)` that returns a tensor of zeros with the shape **and dtype**
+# of `t`, created directly on `device` (no CPU tensor made and then moved).
+
+# %%
+def zeros_on(t, device):
+    ### BEGIN SOLUTION
+    return torch.zeros(t.shape, dtype=t.dtype, device=device)
+    ### END SOLUTION
+
+
+check("07.1", zeros_on)
+
+
+# %% [markdown]
+# ### 07.2 · Compute on the device of the first operand
+#
+# `a` lives on some device (a GPU, or `meta` in the check) and `b` on the CPU. Write
+# `add_on_device_of(a, b)` that returns `a + b` computed on `a`'s device. Leave both inputs
+# unchanged, and keep PyTorch's usual result dtype (a float32 `a` plus a float64 `b` gives
+# float64).
+
+# %%
+def add_on_device_of(a, b):
+    ### BEGIN SOLUTION
+    return a + b.to(a.device)
+    ### END SOLUTION
+
+
+check("07.2", add_on_device_of)
+
+
+# %% [markdown]
+# ### 07.3 · Bytes moved by a transfer
+#
+# Write `transfer_bytes(t)` that returns, as an `int`, how many bytes `t.to(device)` copies
+# over the bus: every element of `t`, whatever its dtype.
+
+# %%
+def transfer_bytes(t):
+    ### BEGIN SOLUTION
+    return t.numel() * t.element_size()
+    ### END SOLUTION
+
+
+check("07.3", transfer_bytes)
+
+
+# %% [markdown]
+# ### 07.4 · GFLOP/s of a matrix product
+#
+# An `n×n` by `n×n` matrix product took `seconds`. Write `matmul_gflops(n, seconds)` that
+# returns the rate in GFLOP/s (10⁹ floating-point operations per second), counting a
+# multiply and an add as two operations. The check uses the published figures of the
+# lesson, e.g. 5000×5000 in 57.88 ms on a laptop GPU.
+
+# %%
+def matmul_gflops(n, seconds):
+    ### BEGIN SOLUTION
+    return 2 * n**3 / seconds / 1e9
+    ### END SOLUTION
+
+
+check("07.4", matmul_gflops)
+
+
+# %% [markdown]
+# ### 07.5 · GPU-friendly dtype and device
+#
+# Consumer GPUs are slow at float64. Write `gpu_friendly(t, device)` that returns `t` on
+# `device`, with float64 converted to float32 and every other dtype (float32, integers,
+# bool) kept as it is. Do it in one `.to(...)` call.
+
+# %%
+def gpu_friendly(t, device):
+    ### BEGIN SOLUTION
+    dtype = torch.float32 if t.dtype == torch.float64 else t.dtype
+    return t.to(device, dtype=dtype)
+    ### END SOLUTION
+
+
+check("07.5", gpu_friendly)
+
+
+# %% [markdown]
+# ### 07.6 · Move a batch dictionary
+#
+# Data loaders often yield a dict such as `{"x": tensor, "y": tensor, "step": 7, "name":
+# "batch-0"}`. Write `batch_to(batch, device)` that returns a **new** dict with the same
+# keys: every tensor moved to `device`, every other value unchanged.
+
+# %%
+def batch_to(batch, device):
+    ### BEGIN SOLUTION
+    return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
+    ### END SOLUTION
+
+
+check("07.6", batch_to)
+
+
+# %% [markdown]
+# ### 07.7 · Pack small tensors into one transfer (stretch)
+#
+# Each transfer has a fixed cost, so moving one buffer beats moving many small tensors.
+# Write `pack(tensors)` that takes a list of tensors of one dtype but any shapes (some may
+# be non-contiguous, such as a transpose) and returns `(flat, shapes)`: `flat` a 1-D tensor
+# holding all their elements one tensor after another (each in row-major order), and
+# `shapes` a list of their shapes as tuples, so the receiver can rebuild them with
+# `flat.split(...)` and `reshape`.
+
+# %%
+def pack(tensors):
+    ### BEGIN SOLUTION
+    flat = torch.cat([t.reshape(-1) for t in tensors])
+    shapes = [tuple(t.shape) for t in tensors]
+    return flat, shapes
+    ### END SOLUTION
+
+
+check("07.7", pack)
+
+# %% [markdown]
+# **Back to the lesson:** [07 · GPU offload](../notebooks/07_gpu_offload.ipynb) ·
+# **Next module:** [08 · nn.Module as a container for computation](../notebooks/08_modules_and_buffers.ipynb)

@@ -1,0 +1,183 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 08 · nn.Module as a container for computation: exercises
+#
+# Practice for the lesson [08 · nn.Module as a container for computation](../notebooks/08_modules_and_buffers.ipynb):
+# parameters and buffers, what `state_dict()` holds, rebuilding a layer from its state,
+# inference mode, and a lazily built buffer.
+#
+# Write each answer in place of `raise NotImplementedError`, run the cell, and read the
+# check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("08.3")` shows the
+# next hint for exercise 08.3. Exercises go from warm-up to stretch; each one stands alone.
+#
+# Some exercises ask you to write a module class. The check cannot compare two modules
+# directly, so a small function under your class (already written for you) builds the
+# module and returns what matters about it: its output, its buffers, its `state_dict` keys.
+
+# %%
+import torch
+from torch import nn
+
+from torchcourse import check, hint
+
+# %% [markdown]
+# ### 08.1 · Count the trainable numbers (warm-up)
+#
+# Write `count_trainable(module)` that returns, as an `int`, how many numbers an optimiser
+# would train: the elements of all parameters that require a gradient, in the module and
+# all its sub-modules. Buffers do not count, nor do frozen parameters
+# (`requires_grad=False`). The check builds its modules on the `meta` device: shapes, no
+# data.
+
+# %%
+def count_trainable(module):
+    ### BEGIN SOLUTION
+    return sum(p.numel() for p in module.parameters() if p.requires_grad)
+    ### END SOLUTION
+
+
+check("08.1", count_trainable)
+
+
+# %% [markdown]
+# ### 08.2 · Buffers that `state_dict` leaves out
+#
+# Write `unsaved_buffers(module)` that returns the sorted list of dotted names (such as
+# `"0.cache"`) of the buffers that `module.to(...)` would move but `module.state_dict()`
+# would not save, anywhere in the module.
+
+# %%
+def unsaved_buffers(module):
+    ### BEGIN SOLUTION
+    saved = module.state_dict()
+    return sorted(name for name, _ in module.named_buffers() if name not in saved)
+    ### END SOLUTION
+
+
+check("08.2", unsaved_buffers)
+
+
+# %% [markdown]
+# ### 08.3 · Statistics as buffers
+#
+# Complete `Standardise.__init__` so that the module stores the column means and standard
+# deviations of `data` (shape `(rows, features)`; PyTorch's default `std`) as **buffers**
+# named `mean` and `std`: they must follow `.to()` and be saved, but must not be trained.
+# `forward` is written for you.
+
+# %%
+class Standardise(nn.Module):
+    def __init__(self, data):
+        super().__init__()
+        ### BEGIN SOLUTION
+        self.register_buffer("mean", data.mean(dim=0))
+        self.register_buffer("std", data.std(dim=0))
+        ### END SOLUTION
+
+    def forward(self, x):
+        return (x - self.mean) / self.std
+
+
+def inspect_standardise(data, x):
+    m = Standardise(data)
+    return {"output": m(x), "buffers": dict(m.named_buffers())}
+
+
+check("08.3", inspect_standardise)
+
+
+# %% [markdown]
+# ### 08.4 · Rebuild a layer from its `state_dict`
+#
+# `state` is the `state_dict()` of an `nn.Linear` layer whose sizes you are not told (it
+# may have been built with `bias=False`). Write `linear_from_state(state, x)` that rebuilds
+# the layer from `state` and returns its output on `x`. Use an `nn.Linear` and
+# `load_state_dict`, not your own formula.
+
+# %%
+def linear_from_state(state, x):
+    ### BEGIN SOLUTION
+    out_features, in_features = state["weight"].shape
+    layer = nn.Linear(in_features, out_features, bias="bias" in state, device="meta")
+    layer.load_state_dict(state, assign=True)
+    return layer(x)
+    ### END SOLUTION
+
+
+check("08.4", linear_from_state)
+
+
+# %% [markdown]
+# ### 08.5 · Predict in inference mode
+#
+# `module` is a small network with `BatchNorm1d` and `Dropout` layers, still in training
+# mode. Write `predict(module, x)` that returns its predictions for `x` the way you would
+# in production: evaluation behaviour for those layers, and no autograd bookkeeping at all
+# (the result must be an inference tensor).
+
+# %%
+def predict(module, x):
+    ### BEGIN SOLUTION
+    module.eval()
+    with torch.inference_mode():
+        return module(x)
+    ### END SOLUTION
+
+
+check("08.5", predict)
+
+
+# %% [markdown]
+# ### 08.6 · A lazy projection buffer (stretch)
+#
+# Complete `LazyProjection`: it projects each row `x` onto the column space of `A`, with
+# `P = A @ torch.linalg.pinv(A)` and output `x @ P.T`, as in the lesson. `P` must be built
+# **on the first call only**, kept as a **buffer** afterwards (so `.to()` moves it), and
+# **not saved** by `state_dict()` (it is derived from `A`). Before the first call the
+# module's only buffer is `A`.
+
+# %%
+class LazyProjection(nn.Module):
+    def __init__(self, A):
+        super().__init__()
+        self.A = nn.Buffer(A)
+        ### BEGIN SOLUTION
+        self.register_buffer("P", None, persistent=False)
+        ### END SOLUTION
+
+    def forward(self, x):
+        ### BEGIN SOLUTION
+        if self.P is None:
+            self.P = self.A @ torch.linalg.pinv(self.A)
+        return x @ self.P.T
+        ### END SOLUTION
+
+
+def inspect_lazy(A, x):
+    m = LazyProjection(A)
+    before = ", ".join(name for name, _ in m.named_buffers())
+    y = m(x)
+    return {"output": y,
+            "buffers before the first call": before,
+            "buffers after the first call": ", ".join(name for name, _ in m.named_buffers()),
+            "state_dict keys after the first call": ", ".join(m.state_dict())}
+
+
+check("08.6", inspect_lazy)
+
+# %% [markdown]
+# **Back to the lesson:** [08 · nn.Module as a container for computation](../notebooks/08_modules_and_buffers.ipynb) ·
+# **Next module:** [09 · torch.compile: fusion and overhead](../notebooks/09_compile_fusion.ipynb)

@@ -1,0 +1,298 @@
+"""Module 08 "nn.Module as a container for computation": parameters, buffers, state_dict.
+
+A check compares values, so exercises that build a module return what matters about it:
+its output, its buffers (``dict(m.named_buffers())``) or its ``state_dict`` keys. A
+parameter where a buffer belongs, or a plain attribute, then shows as a missing key.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from ..checks import Exercise
+from ._inputs import randn
+
+# ---------------------------------------------------------------------------- 08.1
+
+
+def count_trainable(module):
+    return sum(p.numel() for p in module.parameters() if p.requires_grad)
+
+
+class _WithBuffers(nn.Module):
+    """A parameter, a persistent buffer and a non-persistent buffer (built on meta: no data)."""
+
+    def __init__(self, device="meta"):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(3, 2, device=device))
+        self.table = nn.Buffer(torch.empty(10, device=device))
+        self.cache = nn.Buffer(torch.empty(4, 4, device=device), persistent=False)
+
+
+def _count_cases():
+    frozen = nn.Sequential(nn.Linear(5, 3, device="meta"), nn.Linear(3, 2, device="meta"))
+    frozen[0].requires_grad_(False)
+    net = nn.Sequential(nn.Linear(5, 3, device="meta"), nn.BatchNorm1d(3, device="meta"),
+                        nn.Linear(3, 1, device="meta"))
+    return [(nn.Linear(3, 4, device="meta"),), (net,), (frozen,), (_WithBuffers(),)]
+
+
+# ---------------------------------------------------------------------------- 08.2
+
+
+def unsaved_buffers(module):
+    saved = module.state_dict()
+    return sorted(name for name, _ in module.named_buffers() if name not in saved)
+
+
+def _unsaved_cases():
+    nested = nn.Sequential(_WithBuffers(), nn.BatchNorm1d(2, device="meta"),
+                           nn.Sequential(nn.Linear(2, 2, device="meta"), _WithBuffers()))
+    return [(_WithBuffers(),), (nested,), (nn.BatchNorm1d(4, device="meta"),)]
+
+
+# ---------------------------------------------------------------------------- 08.3
+
+
+class _Standardise(nn.Module):
+    def __init__(self, data):
+        super().__init__()
+        self.register_buffer("mean", data.mean(dim=0))
+        self.register_buffer("std", data.std(dim=0))
+
+    def forward(self, x):
+        return (x - self.mean) / self.std
+
+
+def _inspect_with(cls):
+    def inspect_standardise(data, x):
+        m = cls(data)
+        return {"output": m(x), "buffers": dict(m.named_buffers())}
+    return inspect_standardise
+
+
+inspect_standardise = _inspect_with(_Standardise)
+
+
+class _StandardisePlain(_Standardise):
+    def __init__(self, data):
+        nn.Module.__init__(self)
+        self.mean = data.mean(dim=0)
+        self.std = data.std(dim=0)
+
+
+class _StandardiseParameters(_Standardise):
+    def __init__(self, data):
+        nn.Module.__init__(self)
+        self.mean = nn.Parameter(data.mean(dim=0))
+        self.std = nn.Parameter(data.std(dim=0))
+
+
+class _StandardiseBiased(_Standardise):
+    def __init__(self, data):
+        nn.Module.__init__(self)
+        self.mean = nn.Buffer(data.mean(dim=0))
+        self.std = nn.Buffer(data.std(dim=0, correction=0))
+
+
+def _standardise_cases():
+    return [(randn(50, 3, seed=800) * 2 + 1, randn(4, 3, seed=801)),
+            (randn(20, 5, seed=802, dtype=torch.float64) * 0.5 - 3, randn(2, 5, seed=803, dtype=torch.float64)),
+            (randn(8, 1, seed=804), randn(6, 1, seed=805))]
+
+
+# ---------------------------------------------------------------------------- 08.4
+
+
+def linear_from_state(state, x):
+    out_features, in_features = state["weight"].shape
+    layer = nn.Linear(in_features, out_features, bias="bias" in state, device="meta")
+    layer.load_state_dict(state, assign=True)
+    return layer(x)
+
+
+def _linear_cases():
+    return [({"weight": randn(4, 3, seed=810), "bias": randn(4, seed=811)}, randn(5, 3, seed=812)),
+            ({"weight": randn(2, 6, seed=813), "bias": randn(2, seed=814)}, randn(1, 6, seed=815)),
+            ({"weight": randn(3, 3, seed=816)}, randn(2, 3, seed=817))]  # a layer saved with bias=False
+
+
+def _fresh_linear(state, x):
+    out_features, in_features = state["weight"].shape
+    return nn.Linear(in_features, out_features)(x)  # built, never loaded
+
+
+def _always_bias(state, x):
+    out_features, in_features = state["weight"].shape
+    layer = nn.Linear(in_features, out_features)
+    layer.load_state_dict(state)
+    return layer(x)
+
+
+# ---------------------------------------------------------------------------- 08.5
+
+
+def predict(module, x):
+    module.eval()
+    with torch.inference_mode():
+        return module(x)
+
+
+def _net(seed, n_in, n_out):
+    """A small network in training mode, with seeded weights and running statistics."""
+    net = nn.Sequential(nn.Linear(n_in, 8, device="meta"), nn.BatchNorm1d(8, device="meta"), nn.ReLU(),
+                        nn.Dropout(0.5), nn.Linear(8, n_out, device="meta"))
+    net.to_empty(device="cpu")  # real memory, no use of the global random generator
+    with torch.no_grad():
+        for i, p in enumerate(net.parameters()):
+            p.copy_(randn(*p.shape, seed=seed + i))
+        net[1].running_mean.copy_(randn(8, seed=seed + 10))
+        net[1].running_var.copy_(randn(8, seed=seed + 11).abs() + 0.5)
+        net[1].num_batches_tracked.fill_(100)
+    return net
+
+
+def _predict_extra(args, got):
+    if isinstance(got, torch.Tensor) and not got.is_inference():
+        return ("the values are right but the result is not an inference tensor: "
+                "run the module inside `with torch.inference_mode():`")
+    return None
+
+
+def _no_grad_predict(module, x):
+    module.eval()
+    with torch.no_grad():
+        return module(x)
+
+
+def _train_mode_predict(module, x):
+    with torch.inference_mode():
+        return module(x)
+
+
+# ---------------------------------------------------------------------------- 08.6
+
+
+class _LazyProjection(nn.Module):
+    def __init__(self, A):
+        super().__init__()
+        self.A = nn.Buffer(A)
+        self.register_buffer("P", None, persistent=False)
+
+    def forward(self, x):
+        if self.P is None:
+            self.P = self.A @ torch.linalg.pinv(self.A)
+        return x @ self.P.T
+
+
+def _inspect_lazy_with(cls):
+    def inspect_lazy(A, x):
+        m = cls(A)
+        before = ", ".join(name for name, _ in m.named_buffers())
+        y = m(x)
+        return {"output": y,
+                "buffers before the first call": before,
+                "buffers after the first call": ", ".join(name for name, _ in m.named_buffers()),
+                "state_dict keys after the first call": ", ".join(m.state_dict())}
+    return inspect_lazy
+
+
+inspect_lazy = _inspect_lazy_with(_LazyProjection)
+
+
+class _PlainP(_LazyProjection):
+    def __init__(self, A):
+        nn.Module.__init__(self)
+        self.A = nn.Buffer(A)
+        self.P = None
+
+
+class _PersistentP(_LazyProjection):
+    def __init__(self, A):
+        nn.Module.__init__(self)
+        self.A = nn.Buffer(A)
+        self.register_buffer("P", None)
+
+
+class _EagerP(_LazyProjection):
+    def __init__(self, A):
+        nn.Module.__init__(self)
+        self.A = nn.Buffer(A)
+        self.register_buffer("P", A @ torch.linalg.pinv(A), persistent=False)
+
+
+class _RecomputedP(_LazyProjection):
+    def forward(self, x):
+        return x @ (self.A @ torch.linalg.pinv(self.A)).T
+
+
+def _lazy_cases():
+    return [(randn(30, 4, seed=820), randn(5, 30, seed=821)),
+            (randn(12, 3, seed=822, dtype=torch.float64), randn(3, 12, seed=823, dtype=torch.float64)),
+            (randn(6, 6, seed=824), randn(2, 6, seed=825))]
+
+
+EXERCISES = [
+    Exercise(
+        "08.1", "Count the trainable numbers", count_trainable,
+        cases=_count_cases,
+        hints=["module.parameters() yields every parameter, through all sub-modules.",
+               "Count numbers, not tensors (p.numel()), and only those with p.requires_grad; "
+               "buffers are not parameters."],
+        wrong=[lambda module: len(list(module.parameters())),
+               lambda module: sum(p.numel() for p in module.parameters()),
+               lambda module: sum(t.numel() for t in module.state_dict().values())],
+    ),
+    Exercise(
+        "08.2", "Buffers that state_dict leaves out", unsaved_buffers,
+        cases=_unsaved_cases,
+        hints=["module.named_buffers() yields every buffer with its dotted name, through sub-modules.",
+               "state_dict() holds parameters and persistent buffers: the buffers missing from it are "
+               "the non-persistent ones."],
+        wrong=[lambda module: sorted(name for name, _ in module.named_buffers()),
+               lambda module: sorted(module._non_persistent_buffers_set),
+               lambda module: sorted(set(module.state_dict()) - {n for n, _ in module.named_parameters()})],
+    ),
+    Exercise(
+        "08.3", "Statistics as buffers", inspect_standardise,
+        cases=_standardise_cases,
+        hints=["The mean and the std are state, not trainable: register them as buffers "
+               "(nn.Buffer or self.register_buffer), named mean and std.",
+               "Column statistics: reduce over dim=0; torch's default std (with Bessel's correction)."],
+        wrong=[_inspect_with(_StandardisePlain), _inspect_with(_StandardiseParameters),
+               _inspect_with(_StandardiseBiased)],
+    ),
+    Exercise(
+        "08.4", "Rebuild a layer from its state_dict", linear_from_state,
+        cases=_linear_cases,
+        hints=["nn.Linear stores weight with shape (out_features, in_features), and bias only if it has one.",
+               "Build nn.Linear(in_features, out_features, bias=...) and call load_state_dict(state). "
+               "On the meta device with assign=True, no memory is allocated before loading."],
+        wrong=[_fresh_linear, _always_bias,
+               lambda state, x: x @ state["weight"] + state.get("bias", 0)],
+        rtol=1e-5, atol=1e-5,
+    ),
+    Exercise(
+        "08.5", "Predict in inference mode", predict,
+        cases=lambda: [(_net(830, 3, 2), randn(4, 3, seed=831)), (_net(840, 5, 1), randn(2, 5, seed=841))],
+        extra=_predict_extra,
+        hints=["Dropout and BatchNorm behave differently in training: module.eval() switches them to "
+               "evaluation behaviour.",
+               "Then compute the output inside `with torch.inference_mode():`."],
+        wrong=[_train_mode_predict, _no_grad_predict, lambda module, x: module.eval()(x)],
+        rtol=1e-5, atol=1e-5,
+    ),
+    Exercise(
+        "08.6", "A lazy projection buffer (stretch)", inspect_lazy,
+        cases=_lazy_cases,
+        hints=["In __init__, register P as a buffer holding None: self.register_buffer('P', None, ...). "
+               "A None buffer is skipped by named_buffers() and state_dict().",
+               "P is derived from A: make it non-persistent, so state_dict() keeps only A.",
+               "In forward, build P = A @ pinv(A) only if self.P is None, and assign it to self.P: "
+               "assigning to a registered buffer keeps it a buffer."],
+        wrong=[_inspect_lazy_with(_PlainP), _inspect_lazy_with(_PersistentP),
+               _inspect_lazy_with(_EagerP), _inspect_lazy_with(_RecomputedP)],
+        rtol=1e-4, atol=1e-5,
+    ),
+]
