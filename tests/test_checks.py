@@ -168,6 +168,7 @@ def test_hints_come_one_at_a_time(capsys):
     ([0.0, 0.0], torch.zeros(2), "got list of length 2"),
     (torch.zeros(2, device="meta"), torch.zeros(2), "expected a tensor on cpu, got one on meta"),
     (3.5, 3.0, "expected 3, got 3.5"),
+    (torch.tensor([1.0, float("nan")]), torch.tensor([1.0, 2.0]), "1 nan value where numbers were expected"),
     ((1, 2), (1, 2, 3), "expected 3 items, got 2"),
     ({"a": 1}, {"a": 1, "b": 2}, "missing keys ['b']"),
     (True, 1, "expected the int 1, got True"),

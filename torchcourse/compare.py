@@ -71,8 +71,12 @@ def _compare_tensors(got: torch.Tensor, exp: torch.Tensor, rtol: float, atol: fl
            f"first at index {first if len(first) != 1 else first[0]}: expected {_fmt(ev)}, got {_fmt(gv)}")
     if g.is_floating_point():
         diff = (g.double() - e.double()).abs()
-        diff = torch.where(torch.isnan(diff), torch.zeros_like(diff), diff)
-        msg += f" (largest difference {diff.max().item():.3g})"
+        nan_got = int((torch.isnan(g) & ~torch.isnan(e)).sum())
+        finite = diff[~torch.isnan(diff)]
+        if nan_got:
+            msg += f" ({nan_got} nan value{'s' if nan_got != 1 else ''} where numbers were expected)"
+        elif finite.numel():
+            msg += f" (largest difference {finite.max().item():.3g})"
     return msg
 
 
