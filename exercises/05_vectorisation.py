@@ -1,0 +1,164 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 05 · Vectorisation and measuring speed: exercises
+#
+# Practice for the lesson [05 · Vectorisation and measuring speed](../notebooks/05_vectorisation.ipynb):
+# reductions over one or several dimensions, `keepdim`, broadcasting, and turning a time into
+# bytes per second.
+#
+# Write each answer in place of `raise NotImplementedError`, run the cell, and read the
+# check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("05.3")` shows the
+# next hint for exercise 05.3. Exercises go from warm-up to stretch; each one stands alone.
+# Every answer is one or two tensor expressions: **no Python loops over elements** (the
+# checks cannot see a loop, but the lesson showed what it costs).
+
+# %%
+import torch
+
+from torchcourse import check, hint
+
+# %% [markdown]
+# ### 05.1 · Column means of a table (warm-up)
+#
+# `t` is a 2-D table, one row per observation and one column per variable. Write
+# `column_means(t)` that returns the mean of each column: shape `(number of columns,)`.
+
+# %%
+def column_means(t):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("05.1", column_means)
+
+
+# %% [markdown]
+# ### 05.2 · Bytes per second of a sum
+#
+# A sum of `t` took `seconds`. It read every element of `t` once. Write `sum_gbps(t, seconds)`
+# that returns the achieved bandwidth in GB/s as a Python float (1 GB = 10⁹ bytes). `t` can
+# have any shape and dtype: `float64`, `float32`, `float16`, `int8`, ...
+
+# %%
+def sum_gbps(t, seconds):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("05.2", sum_gbps)
+
+
+# %% [markdown]
+# ### 05.3 · Mean of each channel of an image batch
+#
+# `images` has shape `(N, C, H, W)`: N images, C channels, H×W pixels. Write
+# `channel_means(images)` that returns the mean of each channel over all images and all
+# pixels: shape `(C,)`. (Image pipelines compute exactly this to normalise their inputs.)
+
+# %%
+def channel_means(images):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("05.3", channel_means)
+
+
+# %% [markdown]
+# ### 05.4 · Rows that sum to one
+#
+# `w` is a 2-D tensor of positive weights. Write `rows_sum_to_one(w)` that divides each row
+# by its own sum, so that every row of the result sums to 1. The check uses square and
+# non-square inputs.
+
+# %%
+def rows_sum_to_one(w):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("05.4", rows_sum_to_one)
+
+
+# %% [markdown]
+# ### 05.5 · One-hot encoding by broadcasting
+#
+# `labels` is a 1-D `int64` tensor of class numbers in `0 .. k-1`. Write `one_hot(labels, k)`
+# that returns a `float32` tensor of shape `(len(labels), k)` with a 1 in column
+# `labels[i]` of row `i` and 0 elsewhere. Use one broadcast comparison. (Labels may not use
+# every class: `k` sets the number of columns.)
+
+# %%
+def one_hot(labels, k):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("05.5", one_hot)
+
+
+# %% [markdown]
+# ### 05.6 · All pairwise squared distances
+#
+# `X` holds n points and `Y` holds m points, one point per row, both with d coordinates.
+# Write `pairwise_sq_dists(X, Y)` that returns the `(n, m)` tensor whose entry `[i, j]` is the
+# squared Euclidean distance between `X[i]` and `Y[j]`.
+
+# %%
+def pairwise_sq_dists(X, Y):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("05.6", pairwise_sq_dists)
+
+
+# %% [markdown]
+# ### 05.7 · Moving average without a loop
+#
+# Write `moving_average(x, k)` that returns the averages of every window of `k` consecutive
+# elements of the 1-D tensor `x`: `[mean(x[0:k]), mean(x[1:k+1]), ..., mean(x[n-k:n])]`,
+# `n - k + 1` values. (Module 03 met the view that makes this one line.)
+
+# %%
+def moving_average(x, k):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("05.7", moving_average)
+
+
+# %% [markdown]
+# ### 05.8 · A softmax that does not overflow (stretch)
+#
+# The softmax of a vector is `exp(x) / sum(exp(x))`: positive numbers that sum to 1. Write
+# `stable_softmax(x, dim)` that applies it along dimension `dim` of a tensor of any shape,
+# using `exp`, `amax` and `sum`. It must give the right answer for inputs such as
+# `[1000.0, 1001.0, 1002.0]`, where `exp` alone overflows to `inf`. (`torch.softmax` does
+# this for you; here you write it to see how.)
+
+# %%
+def stable_softmax(x, dim):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("05.8", stable_softmax)
+
+# %% [markdown]
+# **Back to the lesson:** [05 · Vectorisation and measuring speed](../notebooks/05_vectorisation.ipynb) ·
+# **Next module:** [06 · Linear algebra](../notebooks/06_linear_algebra.ipynb)

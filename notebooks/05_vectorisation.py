@@ -1,0 +1,440 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 05 · Vectorisation and measuring speed
+#
+# A Python loop that touches a tensor one element at a time can be thousands of times
+# slower than one call that processes the whole tensor. That gap is the most important
+# performance fact in PyTorch (and NumPy), and it shapes how you write every computation:
+# whole-array expressions, broadcasting instead of copies, reductions along dimensions.
+# In this notebook you measure the gap yourself, and you learn to measure *honestly*
+# (warm-up, repeats, min and median, GPU synchronisation), because a speed claim is only as
+# good as the timing behind it.
+#
+# **Objectives.** After this notebook you can:
+# 1. time code with warm-up and repeats, read min and median, and use
+#    `torch.utils.benchmark.Timer` (knowing it runs on 1 thread unless told otherwise);
+# 2. explain why a Python loop over tensor elements is slow, and slower still on a GPU;
+# 3. predict the shape of a broadcast, or the error it raises, from the broadcasting rules;
+# 4. reduce over one or several dimensions, with `keepdim=True` to broadcast back.
+#
+# **Prerequisites.** [03 · Strides](03_strides.ipynb) (views, `expand`) and
+# [04 · Dtypes](04_dtypes.ipynb).
+#
+# **Time.** 35 min teaching, 35 min exercises.
+
+# %%
+import inspect
+
+import matplotlib.pyplot as plt
+import torch
+
+from torchcourse import format_seconds, gpu_skip_message, measure, pick_device, time_once
+from torchcourse.workloads.sums import bytes_moved, loop_sum, make_input, time_sums, vectorised_sum
+
+# Every timing in this notebook runs on one thread (the Timer section says why);
+# ALL_THREADS remembers what PyTorch would use by default.
+ALL_THREADS = torch.get_num_threads()
+torch.set_num_threads(1)
+
+# %% [markdown]
+# ## One sum, two ways
+#
+# The course's benchmark and this lesson share one implementation of the experiment, in
+# `torchcourse/workloads/sums.py`. Here is the slow version: a Python loop that reads one
+# element per iteration.
+
+# %%
+print(inspect.getsource(loop_sum))
+
+# %% [markdown]
+# The fast version is one call, `t.sum()`: a single C++ kernel reads every element once.
+# Both read the same bytes (`t.numel() * t.element_size()`), and both give the same
+# answer, up to the rounding of a different order of additions:
+
+# %%
+t = make_input(100_000)  # 1e5 float64 values in [0, 1), seeded
+slow, fast = loop_sum(t), vectorised_sum(t)
+print(f"loop:       {slow.item():.4f}")
+print(f"vectorised: {fast.item():.4f}")
+print("same result:", torch.allclose(slow, fast), "| bytes read by each:", bytes_moved(t))
+
+# %% [markdown]
+# ## How to time code
+#
+# A single stopwatch reading lies in three ways:
+#
+# 1. **The first call is special.** It may allocate memory, fill caches, load a library or
+#    (on a GPU) initialise the device. Run the code once untimed: a *warm-up*.
+# 2. **The machine is noisy.** Other programs, frequency scaling and the operating system
+#    interrupt your code. Repeat the measurement and look at the **min** (the run that was
+#    disturbed least: the best estimate of what the code itself costs) and the **median**
+#    (a typical run). A large gap between them says the machine was busy.
+# 3. **GPUs run asynchronously.** A CUDA call returns as soon as the kernel is queued; the
+#    clock must stop only after `torch.cuda.synchronize()`, or you time the launch, not the work.
+#
+# The course's `measure(fn)` does all three: one warm-up call, then it picks how many calls
+# make a repeat last about `budget` seconds (so the clock's own resolution does not matter),
+# runs `repeat` repeats, synchronises the device before starting and before stopping the
+# clock, and returns every repeat's seconds-per-call with `min` and `median`. `time_once(fn)`
+# times a single call, for one-off costs.
+
+# %%
+print("measure" + str(inspect.signature(measure)))
+print("time_once" + str(inspect.signature(time_once)))
+
+# %% [markdown]
+# Here is `measure` on the vectorised sum of the tensor above. Look at the spread of the
+# seven repeats: on a quiet machine they agree within a few percent; on a busy one (like
+# the shared 2-core machine this notebook was built on) the median drifts above the min.
+# Timing outputs change from run to run, so the course's tests do not compare them.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+timing = measure(lambda: t.sum(), budget=0.05)  # 7 repeats of about 0.05 s each
+print(timing)
+print("calls per repeat:", timing.number)
+print("every repeat:", ", ".join(format_seconds(s) for s in timing.times))
+
+# %% [markdown]
+# ## The loop against the vectorised sum
+#
+# The published figure (M.-H. Burle's PyTorch-tensors webinar, 2022, a laptop CPU): summing
+# 1e6 float64 values took **1.37 s** in a Python loop and **191.26 µs** with `sum()`, about
+# **7,163×**. Now yours. `time_sums` measures both at sizes from 10 to 10 million elements.
+# The loop costs microseconds per element, so it stops at 1e5 elements (a tenth of the
+# published size; 1e6 would add seconds): its time grows in proportion to the size, as the
+# plot below shows, so ten times the 1e5 time estimates the 1e6 loop.
+#
+# Both run on one thread, like every timing in this notebook: the loop can only use one
+# core anyway, and the `Timer` section below shows why one thread is the fair default.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+sizes = [10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000]
+rows = time_sums(sizes)
+print(f"{'n':>10} {'loop (min)':>12} {'sum() (min)':>12} {'loop/sum':>9} {'sum GB/s':>9}")
+for r in rows:
+    loop = format_seconds(r.loop.min) if r.loop else "skipped"
+    ratio = f"{r.ratio:,.0f}x" if r.ratio else ""
+    print(f"{r.n:>10,} {loop:>12} {format_seconds(r.vectorised.min):>12} {ratio:>9} {r.vectorised_gbps:>9.1f}")
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+by_n = {r.n: r for r in rows}
+loop_1e6 = 10 * by_n[100_000].loop.min  # estimated: the loop's time is linear in n
+sum_1e6 = by_n[1_000_000].vectorised.min
+print(f"1e6 float64, this machine:  loop ≈ {format_seconds(loop_1e6)} (10 × the 1e5 loop), "
+      f"sum() {format_seconds(sum_1e6)}: ≈ {loop_1e6 / sum_1e6:,.0f}x")
+print("1e6 float64, published:     loop 1.37 s, sum() 191 µs: ≈ 7,163x (laptop CPU)")
+print(f"per element: loop {format_seconds(by_n[100_000].loop.min / 100_000)}, "
+      f"sum() {format_seconds(sum_1e6 / 1_000_000)}")
+
+# %% [markdown]
+# The ratio on the course's 2-core test machine is in the thousands or more, like the
+# published one (on a busy machine it grows: a loop that runs for seconds is interrupted by
+# other programs more often than a call of microseconds). Per element, the loop costs
+# microseconds and the vectorised sum a nanosecond or less: that per-element cost is what
+# you pay for every element you touch from Python.
+#
+# On log–log axes the picture is clearer than the table. Straight lines of slope 1 mean
+# "time proportional to size":
+
+# %%
+ns = [r.n for r in rows]
+fig, ax = plt.subplots(figsize=(6.5, 4))
+looped = [r for r in rows if r.loop]
+ax.loglog([r.n for r in looped], [r.loop.min for r in looped], "o-", label="Python loop (loop_sum)")
+ax.loglog([1e5, 1e6], [by_n[100_000].loop.min, loop_1e6], "o:", color="C0", alpha=0.6,
+          label="loop, extrapolated to 1e6")
+ax.loglog(ns, [r.vectorised.min for r in rows], "s-", label="vectorised (t.sum())")
+ax.loglog([1e6, 1e6], [1.37, 191.26e-6], "k*", markersize=10, label="published, laptop CPU (1e6)")
+ax.set(xlabel="number of float64 elements", ylabel="seconds per sum (min of repeats)",
+       title="Summing a tensor: loop vs vectorised, one thread")
+ax.grid(alpha=0.3, which="both")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# Read the plot from left to right:
+#
+# * the **loop** is a straight line: every element costs the same microseconds, from 10
+#   elements to 100,000;
+# * the **vectorised** sum is flat at first: below some ten thousand elements you pay only
+#   the fixed cost of one call (Python → dispatcher → kernel, a few microseconds), whatever
+#   the size; then it turns into a line too, limited by how fast memory delivers the bytes
+#   (the `sum GB/s` column above). It can climb more steeply for a while where the tensor
+#   stops fitting in the CPU's caches and the bytes must come from main memory.
+#
+# So vectorise, and also: do few large operations rather than many small ones, because
+# each call has a fixed cost.
+
+# %% [markdown]
+# ## Why the loop is slow
+#
+# `t[i]` is not a Python float: it is a new tensor, a 0-dimensional view with its own
+# Python object, shape, stride and storage reference. Each loop step builds one, dispatches
+# an addition through PyTorch's operator machinery for a single number, and runs Python
+# bytecode around it. The arithmetic itself, one addition, is the smallest part.
+
+# %%
+element = t[0]
+print(type(element).__name__, "| dim:", element.dim(), "| shares t's storage:",
+      element.untyped_storage().data_ptr() == t.untyped_storage().data_ptr())
+print("as a Python float:", type(element.item()).__name__)
+
+# %% [markdown]
+# If you really must loop in Python, loop over Python numbers: `t.tolist()` converts the
+# whole tensor in one call, and Python's own `sum` over floats skips the per-element
+# tensor overhead. It is still far from one vectorised call:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+t_loop = by_n[100_000].loop  # measured above, on the same 1e5 elements
+t_list = measure(lambda: sum(t.tolist()), repeat=5, budget=0.05)
+t_vec = measure(lambda: t.sum(), repeat=5, budget=0.05)
+for name, tm in [("loop over tensor elements", t_loop), ("sum(t.tolist())", t_list), ("t.sum()", t_vec)]:
+    print(f"{name:>26}: {format_seconds(tm.min):>9}  ({tm.min / t_vec.min:,.0f}x t.sum())")
+
+# %%
+print("sum(t.tolist()) agrees:", abs(sum(t.tolist()) - t.sum().item()) < 1e-6)
+
+# %% [markdown]
+# ### On a GPU the loop is slower still
+#
+# On a GPU every `total += t[i]` is a kernel launch: several microseconds of CPU-side work
+# plus a queue entry, for one addition. The GPU's thousands of cores sit idle. The published
+# figures (same webinar, laptop GPU): the 1e6 loop took **4.54 s** on the GPU, *slower* than
+# its 1.37 s on the CPU, while the GPU's `sum()` took **50.62 µs**, about **89,688×** faster
+# than its loop. The next cell measures it when a GPU is present (on 10,000 elements, to keep
+# it short) and says what it skipped otherwise.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+device = pick_device()
+message = gpu_skip_message("timing the element-by-element loop on the GPU")
+if message:
+    print(message)
+else:
+    dtype = torch.float32 if device.type == "mps" else torch.float64  # MPS has no float64
+    tg = make_input(10_000, dtype=dtype, device=device)
+    gpu_loop = measure(lambda: loop_sum(tg), repeat=3, number=1, device=device)
+    gpu_sum = measure(lambda: tg.sum(), device=device)
+    print(f"{device.type}, 1e4 {dtype}: loop {format_seconds(gpu_loop.min)} "
+          f"({format_seconds(gpu_loop.min / 10_000)} per element), sum() {format_seconds(gpu_sum.min)}")
+
+# %% [markdown]
+# ## `torch.utils.benchmark.Timer`
+#
+# PyTorch ships its own timer. You give it a statement as a string, plus the variables it
+# uses in `globals`. `blocked_autorange()` warms up, picks a block size (how many runs per
+# measurement) so the timer's overhead is negligible, and measures blocks until
+# `min_run_time` seconds have passed. It synchronises CUDA for you.
+#
+# It returns a `Measurement`. Print its fields (`median`, `mean`, `iqr`, `times`,
+# `number_per_run`, `task_spec.num_threads`), not the object itself: its text begins
+# with the object's memory address, which changes every run.
+
+# %%
+from torch.utils.benchmark import Timer
+
+big = make_input(1_000_000)
+m1 = Timer("big.sum()", globals={"big": big}).blocked_autorange(min_run_time=0.2)
+print("threads used by default:", m1.task_spec.num_threads)
+
+# %% [markdown]
+# **Timer runs on 1 thread unless you say otherwise**, while PyTorch itself uses all the
+# cores it finds (`torch.get_num_threads()`; the first code cell saved that number as
+# `ALL_THREADS` before switching this notebook to one thread). Single-thread numbers are
+# reproducible and compare code fairly; they are not what your program gets. Pass
+# `num_threads=` to measure with more:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+mN = Timer("big.sum()", globals={"big": big}, num_threads=ALL_THREADS).blocked_autorange(min_run_time=0.2)
+for m in (m1, mN):
+    print(f"{m.task_spec.num_threads} thread(s): median {format_seconds(m.median)}, "
+          f"IQR {format_seconds(m.iqr)}, {len(m.times)} blocks of {m.number_per_run} runs")
+
+# %% [markdown]
+# On an idle machine with several cores, more threads make a large sum faster. On a busy
+# machine the reverse can happen: a parallel kernel waits at its end for every thread, and
+# a thread the operating system has paused makes everyone wait. (On the shared machine this
+# notebook was built on, the many-thread line can come out far *slower*.) That is why this
+# notebook times on one thread, and why the course's timings say how many threads they used.
+#
+# `measure` and `Timer` agree on what they measure; use whichever reads better. `Timer` adds
+# `Compare` tables and instruction counts; `measure` takes any Python callable and keeps
+# every repeat.
+
+# %% [markdown]
+# ## Broadcasting
+#
+# Vectorised code needs operands of matching shapes, and broadcasting makes shapes match
+# without copying data. The rules, applied to two shapes:
+#
+# 1. line the shapes up **from the right** (prepend 1s to the shorter one);
+# 2. in each position the sizes must be **equal, or one of them 1**;
+# 3. a size 1 is stretched to the other size (as a stride-0 view, no copy).
+#
+# | shape of `a` | shape of `b` | result |
+# |---|---|---|
+# | `(5, 3)` | `(3,)` | `(5, 3)`: `b` is repeated for every row |
+# | `(5, 1)` | `(1, 4)` | `(5, 4)`: every pair |
+# | `(2, 1, 3)` | `(4, 3)` | `(2, 4, 3)` |
+# | `(5, 3)` | `(5,)` | error: 3 and 5 in the last position |
+#
+# A typical use: centre each column of a table by subtracting the column means.
+
+# %%
+torch.manual_seed(0)
+table = torch.randn(5, 3) * torch.tensor([1.0, 10.0, 100.0]) + torch.tensor([0.0, 50.0, -20.0])
+col_means = table.mean(dim=0)  # shape (3,)
+centred = table - col_means    # (5, 3) - (3,) -> (5, 3)
+print("shapes:", tuple(table.shape), "-", tuple(col_means.shape), "->", tuple(centred.shape))
+print("column means after centring:", centred.mean(dim=0).abs().max().item() < 1e-4)
+
+# %% [markdown]
+# A column against a row gives every pair: here a multiplication table, and
+# `torch.broadcast_shapes` answers the shape question without any data.
+
+# %%
+col = torch.arange(1, 4).reshape(3, 1)
+row = torch.arange(1, 6).reshape(1, 5)
+print(col * row)
+print(torch.broadcast_shapes((2, 1, 3), (4, 3)))
+
+# %% [markdown]
+# The stretched operand is never copied: `expand` shows what broadcasting does inside, a
+# view with stride 0 along the new dimension (module 03).
+
+# %%
+stretched = col_means.expand(5, 3)
+print("stride:", stretched.stride(), "| same storage:",
+      stretched.untyped_storage().data_ptr() == col_means.untyped_storage().data_ptr())
+
+# %% [markdown]
+# Put the rules together for a real computation: the distance from each of 4 points to
+# each of 3 centres, both in 2-D. Insert size-1 dimensions with `None` so that
+# `(4, 1, 2) - (1, 3, 2)` broadcasts to `(4, 3, 2)`, then reduce the last dimension:
+
+# %%
+points = torch.tensor([[0.0, 0.0], [1.0, 1.0], [4.0, 0.0], [3.0, 4.0]])
+centres = torch.tensor([[0.0, 0.0], [4.0, 0.0], [0.0, 3.0]])
+dist = ((points[:, None, :] - centres[None, :, :]) ** 2).sum(dim=-1).sqrt()
+print(dist.round(decimals=3))
+print("nearest centre of each point:", dist.argmin(dim=1))
+
+# %% [markdown]
+# ## Reductions over one or several dimensions
+#
+# A reduction (`sum`, `mean`, `amax`, `std`, `argmax`, ...) collapses the dimensions you
+# name with `dim=` and keeps the others. `dim` may be a tuple. For a batch of images
+# `(N, C, H, W)`, the mean of each channel over all images and pixels reduces `(0, 2, 3)`:
+
+# %%
+x = torch.arange(24.0).reshape(2, 3, 4)
+print("x.sum()            ->", x.sum())
+print("x.sum(dim=0)       ->", tuple(x.sum(dim=0).shape))
+print("x.sum(dim=(0, 2))  ->", x.sum(dim=(0, 2)))
+print("x.amax(dim=-1)     ->", x.amax(dim=-1).tolist())
+
+# %% [markdown]
+# `keepdim=True` keeps each reduced dimension with size 1, so the result broadcasts back
+# against the input. Normalising each row of a matrix to sum to 1:
+
+# %%
+w = torch.tensor([[1.0, 3.0], [2.0, 2.0], [0.0, 5.0]])
+row_sums = w.sum(dim=1, keepdim=True)  # shape (3, 1), not (3,)
+print(tuple(row_sums.shape))
+print(w / row_sums)
+
+# %% [markdown]
+# Two things to know about reductions:
+#
+# * `argmax`/`argmin` take one `dim` (they return positions along it); `amax`/`amin` take
+#   several. `max(dim=...)` returns both values and indices.
+# * Summing integers promotes to `int64`: `torch.ones(10**6, dtype=torch.int8).sum()` is an
+#   `int64`, so it cannot overflow, and a sum over some dimensions allocates its result
+#   at eight times the input's element size.
+
+# %%
+small = torch.ones(4, 3, dtype=torch.int8)
+print(small.sum().dtype, small.sum(dim=0).dtype, small.sum(dim=0, dtype=torch.int16).dtype)
+
+# %% [markdown]
+# ## Common mistakes
+#
+# **Shapes that do not broadcast.** Subtracting the row means `(5,)` from a `(5, 3)` table
+# lines up 3 against 5 in the last position. PyTorch names the sizes and the position:
+
+# %% tags=["raises-exception"]
+table - table.mean(dim=1)
+
+# %% [markdown]
+# Fix: keep the reduced dimension, `table - table.mean(dim=1, keepdim=True)`.
+#
+# **The same mistake with a square matrix runs silently.** With a `(3, 3)` matrix the shapes
+# broadcast, but `(3,)` lines up with the *columns*: every column is divided by one row's
+# sum. No error, wrong numbers:
+
+# %%
+sq = torch.tensor([[1.0, 1.0, 2.0], [1.0, 3.0, 0.0], [2.0, 2.0, 4.0]])
+wrong = sq / sq.sum(dim=1)
+right = sq / sq.sum(dim=1, keepdim=True)
+print("rows sum to 1 without keepdim:", torch.allclose(wrong.sum(dim=1), torch.ones(3)))
+print("rows sum to 1 with keepdim:   ", torch.allclose(right.sum(dim=1), torch.ones(3)))
+
+# %% [markdown]
+# Test code on non-square inputs: a shape bug then fails loudly instead of quietly.
+#
+# **Reducing over a dimension that is not there.** A 2-D tensor has dimensions 0 and 1
+# (or -2 and -1):
+
+# %% tags=["raises-exception"]
+table.sum(dim=2)
+
+# %% [markdown]
+# **Printing a `Measurement`.** `print(Timer(...).blocked_autorange())` shows a readable
+# summary, but it starts with `<torch.utils.benchmark.utils.common.Measurement object at
+# 0x7f...>`, an address that changes every run. Print `m.median` and the other fields.
+#
+# **Timing once, without a warm-up.** The first call includes one-off costs; compare it
+# with the min of repeated calls:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+fresh = make_input(1_000_000, seed=1)
+_, first = time_once(lambda: torch.cumsum(fresh, dim=0))
+later = measure(lambda: torch.cumsum(fresh, dim=0))
+print(f"first call {format_seconds(first)}, then {later}")
+
+# %% [markdown]
+# ## Key points
+#
+# * A Python loop over tensor elements pays microseconds per element; one vectorised call
+#   pays a few microseconds once, then a nanosecond or less per element. Published: 1.37 s
+#   vs 191 µs for 1e6 float64 (laptop CPU), and the loop is slower still on a GPU (4.54 s).
+# * Time with a warm-up and repeats; report the min (the code's cost) and the median (a
+#   typical run); synchronise a GPU before reading the clock. `measure` does all of this.
+# * `torch.utils.benchmark.Timer` uses **1 thread** unless given `num_threads`; print its
+#   Measurement's fields, not the object.
+# * Broadcasting aligns shapes from the right; sizes must match or be 1; nothing is copied.
+# * Reduce with `dim=` (an int or a tuple); `keepdim=True` lets the result broadcast back.
+#   Test on non-square shapes so a wrong `dim` fails loudly.
+#
+# **Exercises:** [exercises/05_vectorisation.ipynb](../exercises/05_vectorisation.ipynb) ·
+# **Previous:** [04 · Dtypes](04_dtypes.ipynb) ·
+# **Next:** [06 · Linear algebra](06_linear_algebra.ipynb)

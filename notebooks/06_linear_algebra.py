@@ -1,0 +1,516 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 06 · Linear algebra
+#
+# Linear systems, least-squares fits, eigenvalues and matrix products are the core of
+# scientific computing, and `torch.linalg` provides them all, the same functions and names as
+# `numpy.linalg`, batched over leading dimensions and available on the GPU. In this notebook
+# you solve systems one at a time and by the thousand, find out why you should almost
+# never compute an inverse, fit a physical constant from noisy data, compute eigenvalues
+# and check them, and measure how many billions of floating-point operations per second a
+# matrix product reaches on your machine, against NumPy.
+#
+# **Objectives.** After this notebook you can:
+# 1. solve one or a batch of linear systems with `torch.linalg.solve` and check the answer;
+# 2. explain why `solve` beats `inv` in accuracy and speed, and read `cond` as digits lost;
+# 3. fit a model by least squares with `lstsq` and `pinv`, and contract tensors with
+#    `tensordot` and `tensorsolve`;
+# 4. compute eigenvalues with `eigh`, `eig` and `eigvals`, and verify `A v = λ v` without
+#    depending on eigenvector signs or order;
+# 5. measure matrix-multiply throughput in GFLOP/s against matrix size.
+#
+# **Prerequisites.** [04 · Dtypes](04_dtypes.ipynb) (float32 vs float64) and
+# [05 · Vectorisation and measuring speed](05_vectorisation.ipynb) (timing, broadcasting).
+#
+# **Time.** 40 min teaching, 40 min exercises.
+
+# %% [markdown]
+# The last section times torch against NumPy, one thread each. NumPy's BLAS library reads its
+# thread count once, when NumPy is first imported (and `import torch` imports NumPy), so this
+# first cell sets it before anything else. `OPENBLAS_NUM_THREADS` is for the OpenBLAS that
+# pip's NumPy uses on Linux and Windows; `VECLIB_MAXIMUM_THREADS` for Apple's Accelerate.
+
+# %%
+import os
+
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
+os.environ["VECLIB_MAXIMUM_THREADS"] = "1"
+
+import math
+
+import matplotlib.pyplot as plt
+import torch
+
+from torchcourse import format_seconds, gpu_skip_message, measure, pick_device
+from torchcourse.workloads.matmul import gflops, matmul_flops, time_matmuls
+
+# Timings in this notebook use one thread (module 05 explains why); ALL_THREADS is
+# what PyTorch would use by default.
+ALL_THREADS = torch.get_num_threads()
+torch.set_num_threads(1)
+
+# %% [markdown]
+# ## Three equations, three unknowns
+#
+# $$2x + 3y - z = 5, \qquad x - 2y + 8z = 21, \qquad 6x + y - 3z = -1$$
+#
+# In matrix form this is $A\,\mathbf{x} = \mathbf{b}$: one row of `A` per equation, one column
+# per unknown. `torch.linalg.solve(A, b)` factorises `A` into triangular pieces (an LU
+# factorisation with row pivoting) and solves with those. We use `float64` here: a solver
+# can only be as accurate as the numbers it is given (module 04).
+
+# %%
+A = torch.tensor([[2.0, 3.0, -1.0],
+                  [1.0, -2.0, 8.0],
+                  [6.0, 1.0, -3.0]], dtype=torch.float64)
+b = torch.tensor([5.0, 21.0, -1.0], dtype=torch.float64)
+x = torch.linalg.solve(A, b)
+print("x, y, z =", x)
+print("A @ x == b:", torch.allclose(A @ x, b))
+
+# %% [markdown]
+# Always check a solution by putting it back into the equations, as the last line does:
+# `A @ x` should reproduce `b` up to rounding. The vector `A @ x - b` is the **residual**;
+# its norm is the number to watch.
+#
+# ## Many systems at once
+#
+# Like every `torch.linalg` function, `solve` works on batches: a `(B, n, n)` stack of
+# matrices and a `(B, n)` stack of right-hand sides give a `(B, n)` stack of solutions, all
+# in one call. (A `b` of shape `(B, n)` counts as a batch of vectors because its shape is
+# `A.shape[:-1]`; a `(..., n, k)` right-hand side means `k` columns per system.)
+
+# %%
+g = torch.Generator().manual_seed(0)
+As = torch.randn(4, 3, 3, generator=g, dtype=torch.float64) + 3 * torch.eye(3, dtype=torch.float64)
+bs = torch.randn(4, 3, generator=g, dtype=torch.float64)
+xs = torch.linalg.solve(As, bs)
+print("shapes:", tuple(As.shape), tuple(bs.shape), "->", tuple(xs.shape))
+print("every A_i @ x_i == b_i:", torch.allclose((As @ xs.unsqueeze(-1)).squeeze(-1), bs))
+one_by_one = torch.stack([torch.linalg.solve(As[i], bs[i]) for i in range(4)])
+print("same as solving one by one:", torch.allclose(xs, one_by_one))
+
+# %% [markdown]
+# Broadcasting works too: one matrix against a `(n, k)` block of right-hand sides solves `k`
+# systems with the same `A`, and the matrix is factorised only once.
+
+# %%
+B = torch.tensor([[5.0, 1.0], [21.0, 0.0], [-1.0, 0.0]], dtype=torch.float64)  # two columns
+X = torch.linalg.solve(A, B)
+print(X.round(decimals=6))
+print("A @ X == B:", torch.allclose(A @ X, B))
+
+# %% [markdown]
+# The batched call is also the vectorised one: module 05's lesson applies to solvers. Here
+# are 2,000 small systems, solved in a Python loop and in one call:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+many_A = torch.randn(2000, 3, 3, generator=g, dtype=torch.float64) + 3 * torch.eye(3, dtype=torch.float64)
+many_b = torch.randn(2000, 3, generator=g, dtype=torch.float64)
+t_loop = measure(lambda: [torch.linalg.solve(many_A[i], many_b[i]) for i in range(2000)], repeat=3, number=1)
+t_batch = measure(lambda: torch.linalg.solve(many_A, many_b), repeat=5, budget=0.05)
+print(f"2,000 3x3 systems: loop {format_seconds(t_loop.min)}, one batched call {format_seconds(t_batch.min)}"
+      f" ({t_loop.min / t_batch.min:,.0f}x)")
+
+# %% [markdown]
+# ## Solve, don't invert
+#
+# $\mathbf{x} = A^{-1}\mathbf{b}$ is how the algebra is written, and `torch.linalg.inv(A) @ b`
+# computes it. It is slower and less accurate than `solve`. Accuracy first, on a famous
+# hard case: the **Hilbert matrix** $H_{ij} = 1/(i + j + 1)$, whose columns are so nearly
+# parallel that it is close to singular. We pick $\mathbf{x}_{true}$ = all ones, compute
+# $\mathbf{b} = H\mathbf{x}_{true}$, and solve both ways.
+
+# %%
+def hilbert(n, dtype=torch.float64):
+    i = torch.arange(n, dtype=dtype)
+    return 1.0 / (i[:, None] + i[None, :] + 1)
+
+
+print(hilbert(4))
+
+# %%
+def solve_both_ways(n):
+    H = hilbert(n)
+    x_true = torch.ones(n, dtype=torch.float64)
+    b = H @ x_true
+    x_solve = torch.linalg.solve(H, b)
+    x_inv = torch.linalg.inv(H) @ b
+    norm = torch.linalg.vector_norm
+    return {"residual solve": norm(H @ x_solve - b).item(), "residual inv": norm(H @ x_inv - b).item(),
+            "error solve": norm(x_solve - x_true).item(), "error inv": norm(x_inv - x_true).item(),
+            "cond": torch.linalg.cond(H).item()}
+
+
+r10 = solve_both_ways(10)
+print("cond(H_10) ≈", f"{r10['cond']:.1e}")
+print("solve's residual is at round-off level (< 1e-13):", r10["residual solve"] < 1e-13)
+print("inv's residual is over a million times larger:", r10["residual inv"] > 1e6 * r10["residual solve"])
+print("solve's error is smaller than inv's:", r10["error solve"] < r10["error inv"])
+
+# %% [markdown]
+# The exact values depend on the CPU and the maths library, so they are printed in the next
+# cell, which the course's tests do not compare. Expect a residual near $10^{-15}$ for
+# `solve` and many orders of magnitude more for `inv`:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+for key, value in r10.items():
+    print(f"{key:>15}: {value:.1e}")
+
+# %% [markdown]
+# Two numbers, two lessons:
+#
+# * The **residual** $\|H\mathbf{x} - \mathbf{b}\|$ of `solve` sits at round-off level: the
+#   answer satisfies the equations as well as float64 can express. `solve` is *backward
+#   stable*: its answer is the exact solution of a system within rounding of yours. Forming
+#   the inverse first adds errors that grow with how close to singular the matrix is.
+# * The **error** $\|\mathbf{x} - \mathbf{x}_{true}\|$ is large for *both*: no method can
+#   recover digits the problem does not determine. The **condition number**
+#   `torch.linalg.cond(H)` says how much relative errors in the data can grow in the answer:
+#   with `cond` ≈ $10^k$ you lose about $k$ of float64's 16 significant digits.
+#
+# The plot shows both across sizes: the error follows `cond × ε` (ε = 2.2e-16, the float64
+# machine epsilon), `solve`'s residual stays flat, and `inv`'s residual grows with `cond`.
+
+# %%
+sizes_h = list(range(2, 14))
+runs = [solve_both_ways(n) for n in sizes_h]
+eps = torch.finfo(torch.float64).eps
+fig, ax = plt.subplots(figsize=(6.5, 4))
+ax.semilogy(sizes_h, [r["cond"] * eps for r in runs], "k--", label="cond(H) × ε")
+ax.semilogy(sizes_h, [max(r["error inv"], 1e-17) for r in runs], "o-", color="C3", label="error, inv(H) @ b")
+ax.semilogy(sizes_h, [max(r["error solve"], 1e-17) for r in runs], "o-", color="C0", label="error, solve")
+ax.semilogy(sizes_h, [max(r["residual inv"], 1e-17) for r in runs], "s:", color="C3", label="residual, inv(H) @ b")
+ax.semilogy(sizes_h, [max(r["residual solve"], 1e-17) for r in runs], "s:", color="C0", label="residual, solve")
+ax.set(xlabel="size n of the Hilbert matrix", ylabel="norm (float64)", title="Solving H x = b: solve vs inverse",
+       ylim=(1e-17, 1e4))
+ax.grid(alpha=0.3)
+ax.legend(fontsize=8)
+plt.show()
+
+# %% [markdown]
+# Speed: `solve` factorises once (about $\tfrac{2}{3}n^3$ FLOPs for the LU factorisation) and
+# does two triangular solves ($2n^2$). `inv` does the same factorisation, then about
+# $\tfrac{4}{3}n^3$ more to build the whole inverse, then a matrix–vector product: about
+# three times the arithmetic. Timed on a 500×500 system:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+M500 = torch.randn(500, 500, generator=g, dtype=torch.float64)
+v500 = torch.randn(500, generator=g, dtype=torch.float64)
+t_solve = measure(lambda: torch.linalg.solve(M500, v500), repeat=7, budget=0.05)
+t_inv = measure(lambda: torch.linalg.inv(M500) @ v500, repeat=7, budget=0.05)
+print(f"solve:      {t_solve}")
+print(f"inv(A) @ b: {t_inv}")
+print(f"inv is {t_inv.min / t_solve.min:.1f}x slower")
+
+# %%
+same = torch.allclose(torch.linalg.solve(M500, v500), torch.linalg.inv(M500) @ v500)
+print("same answer on this well-conditioned matrix:", same)
+
+# %% [markdown]
+# On a quiet machine the ratio is close to that factor of three in arithmetic; on a busy one
+# (like the shared machine this notebook was built on) other programs interrupt either call
+# and blur the ratio, one more reason to read timings with care. When you need to solve with the
+# same matrix many times, do not keep an inverse either: keep its factorisation
+# (`torch.linalg.lu_factor` once, `torch.linalg.lu_solve` per right-hand side), or pass all
+# right-hand sides as columns of one `B`.
+#
+# ## Least squares: more equations than unknowns
+#
+# Measurements rarely fit a model exactly. A ball thrown upwards has height
+# $h(t) = h_0 + v_0 t - \tfrac{g}{2} t^2$; below are 21 noisy height readings (simulated,
+# seeded, noise of 5 cm). The model is linear in the unknowns $(h_0, v_0, -g/2)$, so each
+# reading is one equation of an overdetermined system $X\mathbf{c} \approx \mathbf{h}$ with
+# columns $1, t, t^2$. `torch.linalg.lstsq` finds the $\mathbf{c}$ that minimises
+# $\|X\mathbf{c} - \mathbf{h}\|$:
+
+# %%
+gen = torch.Generator().manual_seed(42)
+t_obs = torch.linspace(0.0, 2.0, 21, dtype=torch.float64)
+h_obs = 20.0 + 3.0 * t_obs - 9.81 / 2 * t_obs**2 + 0.05 * torch.randn(21, generator=gen, dtype=torch.float64)
+X_design = torch.stack([torch.ones_like(t_obs), t_obs, t_obs**2], dim=1)  # (21, 3)
+fit = torch.linalg.lstsq(X_design, h_obs.unsqueeze(-1))
+c = fit.solution.squeeze(-1)
+print(f"h0 ≈ {c[0].item():.2f} m, v0 ≈ {c[1].item():.2f} m/s, g ≈ {-2 * c[2].item():.2f} m/s²")
+print("rank of X:", fit.rank.item())
+
+# %%
+t_fine = torch.linspace(0.0, 2.0, 200, dtype=torch.float64)
+fig, ax = plt.subplots(figsize=(6, 3))
+ax.plot(t_obs, h_obs, "o", label="noisy readings")
+ax.plot(t_fine, c[0] + c[1] * t_fine + c[2] * t_fine**2, "-", label=f"least-squares fit (g ≈ {-2 * c[2].item():.2f})")
+ax.set(xlabel="t (s)", ylabel="height (m)", title="Fitting a thrown ball's height with lstsq")
+ax.grid(alpha=0.3)
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# `lstsq` returns a named tuple: `solution`, `rank`, and (depending on the *driver*)
+# `residuals` and `singular_values`. On the CPU the default driver is `"gelsy"` (QR with
+# column pivoting), which leaves `residuals` empty; `driver="gelsd"` (SVD based) fills them.
+# On CUDA only `"gels"` exists, which assumes the matrix has full rank.
+#
+# Two other ways to the same answer, and why `lstsq` is preferred:
+
+# %%
+c_pinv = torch.linalg.pinv(X_design) @ h_obs
+c_normal = torch.linalg.solve(X_design.T @ X_design, X_design.T @ h_obs)
+print("pinv gives the same c:", torch.allclose(c_pinv, c))
+print("normal equations give the same c:", torch.allclose(c_normal, c))
+cond_X, cond_XtX = torch.linalg.cond(X_design).item(), torch.linalg.cond(X_design.T @ X_design).item()
+print(f"cond(X) ≈ {cond_X:.0f}, cond(XᵀX) ≈ {cond_XtX:.0f}: squared:", math.isclose(cond_XtX, cond_X**2, rel_tol=1e-6))
+
+# %% [markdown]
+# The normal equations $X^TX\mathbf{c} = X^T\mathbf{h}$ are tempting (a small square system)
+# but square the condition number, so they lose twice as many digits; on this easy problem
+# that does not show, on a hard one it does. The pseudo-inverse computes an SVD, more
+# work than `lstsq` needs.
+#
+# ## The pseudo-inverse and rank-deficient matrices
+#
+# `pinv(A)` exists for any matrix, square or not, singular or not. For this 4×3 matrix, the
+# second row is twice the first, and the third column is the sum of the first two, so its
+# rank is 2. `solve` would fail on $A^TA$; `pinv` gives the least-squares solution of
+# smallest norm, and satisfies the defining identity $A A^+ A = A$:
+
+# %%
+R = torch.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]], dtype=torch.float64)
+R_plus = torch.linalg.pinv(R)
+print("rank:", torch.linalg.matrix_rank(R).item(), "| pinv shape:", tuple(R_plus.shape))
+print("A A+ A == A:", torch.allclose(R @ R_plus @ R, R))
+P = R @ R_plus  # projects any vector onto the column space of R
+print("P is a projection (P @ P == P):", torch.allclose(P @ P, P), "| symmetric:", torch.allclose(P, P.T))
+
+# %% [markdown]
+# `matrix_rank` and `pinv` decide which singular values count as zero with a tolerance
+# (`rtol`, by default about `max(m, n) × ε` relative to the largest): rank is a numerical
+# judgement, not an exact fact, once numbers are rounded.
+#
+# ## Eigenvalues: `eigh`, `eig` and `eigvals`
+#
+# For a **symmetric** (or Hermitian) matrix use `eigh`: the eigenvalues are real, come back
+# in ascending order, and the eigenvectors are orthonormal. A classic: the second-difference
+# matrix (2 on the diagonal, -1 beside it), whose eigenvalues are known exactly,
+# $2 - 2\cos(k\pi/(n+1))$.
+
+# %%
+n = 5
+L = (2 * torch.eye(n, dtype=torch.float64) - torch.diag(torch.ones(n - 1, dtype=torch.float64), 1)
+     - torch.diag(torch.ones(n - 1, dtype=torch.float64), -1))
+evals, evecs = torch.linalg.eigh(L)
+k = torch.arange(1, n + 1, dtype=torch.float64)
+print("eigenvalues:", evals.round(decimals=4))
+print("match the formula:", torch.allclose(evals, 2 - 2 * torch.cos(k * math.pi / (n + 1))))
+print("L V == V diag(λ):", torch.allclose(L @ evecs, evecs * evals))
+print("V is orthonormal:", torch.allclose(evecs.T @ evecs, torch.eye(n, dtype=torch.float64)))
+
+# %% [markdown]
+# Notice what is *not* printed: the eigenvectors themselves. If `v` is an eigenvector, so is
+# `-v`, and different libraries, versions or CPUs may return either. Check properties
+# (`A V = V Λ`, orthonormality), never the raw signs.
+#
+# A **general** matrix can have complex eigenvalues, so `eig` and `eigvals` always return a
+# complex dtype, in no guaranteed order. The companion matrix of a polynomial has the
+# polynomial's roots as eigenvalues (this is how `numpy.roots` works). For
+# $p(x) = x^3 - 4x^2 + 9x - 10 = (x - 2)(x^2 - 2x + 5)$ the roots are $2$ and $1 \pm 2i$:
+
+# %%
+C = torch.tensor([[4.0, -9.0, 10.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], dtype=torch.float64)
+lam = torch.linalg.eigvals(C)
+print("dtype:", lam.dtype)
+
+
+def sorted_rounded(values, digits=6):
+    """Complex values as a sorted list, rounded, with -0.0 turned into 0.0: stable to print."""
+    out = [complex(round(z.real, digits) + 0.0, round(z.imag, digits) + 0.0) for z in values.tolist()]
+    return sorted(out, key=lambda z: (z.real, z.imag))
+
+
+print("eigenvalues:", sorted_rounded(lam))
+lam2, V2 = torch.linalg.eig(C)
+print("C V == V diag(λ):", torch.allclose(C.to(V2.dtype) @ V2, V2 * lam2))
+
+# %% [markdown]
+# `eig` on a symmetric matrix works but wastes the symmetry: it returns complex tensors with
+# zero imaginary parts and eigenvectors that need not be orthonormal. `eigvalsh`/`eigvals`
+# skip the eigenvectors when you need only the values.
+#
+# ## `tensordot` and `tensorsolve`
+#
+# A matrix product sums over one shared index. `torch.tensordot(a, b, dims=k)` sums over the
+# last `k` dimensions of `a` and the first `k` of `b`, for tensors of any number of
+# dimensions: reshape both to matrices, multiply, reshape back. `dims` can also name the
+# dimensions to contract, as two lists.
+
+# %%
+a3 = torch.arange(24.0).reshape(2, 3, 4)
+b3 = torch.arange(60.0).reshape(3, 4, 5)
+c2 = torch.tensordot(a3, b3, dims=2)  # sum over the shared (3, 4)
+print(tuple(c2.shape), torch.equal(c2, a3.reshape(2, 12) @ b3.reshape(12, 5)))
+c_named = torch.tensordot(a3, b3, dims=([1, 2], [0, 1]))
+print("same with named dims:", torch.equal(c2, c_named), "| as einsum:",
+      torch.equal(c2, torch.einsum("ijk,jkl->il", a3, b3)))
+
+# %% [markdown]
+# `torch.linalg.tensorsolve(T, B)` inverts that: it finds `X` with
+# `tensordot(T, X, dims=X.ndim) == B`. Here `T` is a linear map from 2×3 grids to 2×3
+# grids, stored as a `(2, 3, 2, 3)` tensor; underneath it is a 6×6 `solve`.
+
+# %%
+T = torch.randn(2, 3, 2, 3, generator=g, dtype=torch.float64) + torch.eye(6, dtype=torch.float64).reshape(2, 3, 2, 3)
+B_grid = torch.randn(2, 3, generator=g, dtype=torch.float64)
+X_grid = torch.linalg.tensorsolve(T, B_grid)
+print("X shape:", tuple(X_grid.shape))
+print("tensordot(T, X) == B:", torch.allclose(torch.tensordot(T, X_grid, dims=X_grid.ndim), B_grid))
+X_flat = torch.linalg.solve(T.reshape(6, 6), B_grid.reshape(6))
+print("same as a 6x6 solve:", torch.allclose(X_grid, X_flat.reshape(2, 3)))
+
+# %% [markdown]
+# ## How fast is a matrix product?
+#
+# An $n \times n$ by $n \times n$ product does $n^3$ multiplications and $n^3$ additions:
+# **$2n^3$ floating-point operations** (FLOPs). Divide by the time to get FLOP/s, the
+# throughput to compare with a processor's peak. It reads only $3n^2$ numbers, so for large
+# $n$ the product is limited by arithmetic, not memory, and reaches a good fraction of peak.
+# The published figures (M.-H. Burle's webinar, 2022, a laptop) become:
+
+# %%
+published = {("CPU", 500): 2.29e-3, ("GPU", 500): 108.02e-6, ("CPU", 5000): 2.21, ("GPU", 5000): 57.88e-3}
+for (where, n_pub), seconds in published.items():
+    print(f"{where} {n_pub}x{n_pub}: {format_seconds(seconds):>9} -> {gflops(n_pub, seconds):7,.0f} GFLOP/s"
+          f"  ({matmul_flops(n_pub) / 1e9:g} GFLOP)")
+
+# %% [markdown]
+# Now this machine, float32 (torch's default), for torch and for NumPy on the same arrays,
+# one thread each, with the course's workload `torchcourse/workloads/matmul.py` (the
+# benchmark imports the same code). Float64 is added for torch: twice the bytes per number
+# and half as many per vector instruction.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+sizes_mm = [16, 32, 64, 128, 256, 500, 1024]
+rows32 = time_matmuls(sizes_mm, repeat=7, budget=0.01)
+rows64 = time_matmuls(sizes_mm, dtype=torch.float64, numpy=False, repeat=7, budget=0.01)
+print(f"{'n':>5} {'torch f32':>10} {'NumPy f32':>10} {'torch f64':>10}   torch f32 time: min / median")
+for r32, r64 in zip(rows32, rows64):
+    print(f"{r32.n:>5} {r32.torch_gflops:>10.1f} {r32.numpy_gflops:>10.1f} {r64.torch_gflops:>10.1f}"
+          f"   {format_seconds(r32.torch.min)} / {format_seconds(r32.torch.median)}")
+print("(GFLOP/s from the min of 7 repeats, one thread)")
+
+# %%
+fig, ax = plt.subplots(figsize=(6.5, 4))
+ax.semilogx(sizes_mm, [r.torch_gflops for r in rows32], "o-", label="torch float32")
+ax.semilogx(sizes_mm, [r.numpy_gflops for r in rows32], "s--", label="NumPy float32")
+ax.semilogx(sizes_mm, [r.torch_gflops for r in rows64], "^-", label="torch float64")
+ax.axhline(gflops(500, 2.29e-3), color="gray", linestyle=":", label="published laptop CPU, 500x500")
+ax.set(xlabel="matrix size n (n x n @ n x n)", ylabel="GFLOP/s (2n³ / time)",
+       title="Matrix-multiply throughput, one thread", ylim=(0, None))
+ax.grid(alpha=0.3, which="both")
+ax.legend(fontsize=8)
+plt.show()
+
+# %% [markdown]
+# Read the curve from the left. Small products are dominated by the fixed cost of a call,
+# so their GFLOP/s is low. On a quiet machine the throughput then climbs and levels off, from
+# a few hundred onwards, near what one core can do. torch and NumPy both hand the product to
+# an optimised BLAS library (on x86, torch's CPU wheel uses Intel's oneMKL; pip's NumPy uses
+# OpenBLAS on Linux and Windows), so at large sizes they land in the same range; at small sizes the fixed cost
+# per call decides. Float64 reaches at most about half of float32's rate: each number is
+# twice as wide, so one vector instruction works on half as many.
+#
+# On a busy machine, such as the shared one this notebook was built on, the largest sizes
+# come out lower and ragged: one of their calls lasts long enough for the operating system to
+# pause it for other programs, and a wall clock counts the pause. A median far above the min
+# in the table is the sign. Rerun the cell on a quiet machine to see the plateau.
+#
+# The published laptop CPU reached about 110 GFLOP/s, most likely on all its cores. With all
+# threads here (on a busy machine this can be slower, module 05):
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+torch.set_num_threads(ALL_THREADS)
+a_big, b_big = torch.randn(1024, 1024), torch.randn(1024, 1024)
+t_all = measure(lambda: a_big @ b_big, repeat=3, budget=0.05)
+torch.set_num_threads(1)
+print(f"torch float32, n=1024, {ALL_THREADS} threads: {gflops(1024, t_all.min):.1f} GFLOP/s ({t_all})")
+
+# %% [markdown]
+# A GPU has thousands of arithmetic units: the published laptop GPU was 21x faster than its
+# CPU at 500x500 and 38x at 5000x5000. Module 07 times this in detail; the next cell runs the
+# same workload on the GPU when there is one.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+device = pick_device()
+message = gpu_skip_message("the matmul throughput on the GPU")
+if message:
+    print(message)
+else:
+    for r in time_matmuls([500, 1024, 2048, 4096], device=device):
+        print(f"GPU {r.n}x{r.n} float32: {format_seconds(r.torch.min)}, {r.torch_gflops:,.0f} GFLOP/s")
+
+# %% [markdown]
+# ## Common mistakes
+#
+# **Solving with a singular matrix.** A matrix whose rows are multiples of each other has no
+# unique solution. PyTorch raises `torch.linalg.LinAlgError` (use `lstsq` or `pinv` instead):
+
+# %% tags=["raises-exception"]
+torch.linalg.solve(torch.tensor([[1.0, 2.0], [2.0, 4.0]]), torch.tensor([1.0, 2.0]))
+
+# %% [markdown]
+# **Mixing dtypes.** `solve` does not promote: a float64 matrix with a float32 right-hand side
+# is an error, not a silent conversion.
+
+# %% tags=["raises-exception"]
+torch.linalg.solve(A, torch.tensor([5.0, 21.0, -1.0]))
+
+# %% [markdown]
+# **A right-hand side of the wrong length.** The number of rows of `b` must equal the size of `A`:
+
+# %% tags=["raises-exception"]
+torch.linalg.solve(A, torch.ones(4, dtype=torch.float64))
+
+# %% [markdown]
+# **`*` is not `@`.** `A * x` multiplies element by element and broadcasts `x` along the
+# rows: no error, a `(3, 3)` matrix instead of a vector.
+
+# %%
+print("A * x has shape", tuple((A * x).shape), "| A @ x has shape", tuple((A @ x).shape))
+
+# %% [markdown]
+# **Printing eigenvectors or unsorted `eig` output.** Signs and order can change between
+# machines; sort and round eigenvalues, and check eigenvectors through `A v = λ v`.
+#
+# ## Key points
+#
+# * `torch.linalg.solve(A, b)` solves one system or a batch; check with the residual
+#   `A @ x - b`. Batched calls are the vectorised way to solve many small systems.
+# * Do not compute `inv(A) @ b`: it is slower and, on ill-conditioned matrices, far less
+#   accurate. `cond(A)` ≈ $10^k$ means about $k$ digits lost, whatever the method.
+# * `lstsq` fits overdetermined systems; `pinv` handles any matrix, rank-deficient too;
+#   avoid the normal equations, they square the condition number.
+# * `eigh` for symmetric matrices (real, ascending, orthonormal vectors); `eig`/`eigvals`
+#   otherwise (complex, unordered). Test `A V = V Λ`, not signs.
+# * A matmul does $2n^3$ FLOPs; GFLOP/s rises with size to the machine's peak. Published: a
+#   laptop CPU at 500x500 in 2.29 ms, its GPU in 108 µs.
+#
+# **Exercises:** [exercises/06_linear_algebra.ipynb](../exercises/06_linear_algebra.ipynb) ·
+# **Previous:** [05 · Vectorisation and measuring speed](05_vectorisation.ipynb) ·
+# **Next:** [07 · GPU offload](07_gpu_offload.ipynb)

@@ -1,0 +1,186 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 06 · Linear algebra: exercises
+#
+# Practice for the lesson [06 · Linear algebra](../notebooks/06_linear_algebra.ipynb): solving
+# systems and checking them, shapes of right-hand sides, least squares, tensor contractions,
+# eigenvalues, projections, and the FLOP count of a matrix product.
+#
+# Write each answer in place of `raise NotImplementedError`, run the cell, and read the
+# check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("06.4")` shows the
+# next hint for exercise 06.4. Exercises go from warm-up to stretch; each one stands alone.
+# Use `torch.linalg` and tensor expressions, and never `torch.linalg.inv` (the lesson shows why).
+
+# %%
+import torch
+
+from torchcourse import check, hint
+
+# %% [markdown]
+# ### 06.1 · Solve a linear system (warm-up)
+#
+# Write `solve_system(A, b)` that returns the vector `x` with `A @ x == b` for a square,
+# invertible `A`. The check starts with the lesson's system (solution 1, 2, 3).
+
+# %%
+def solve_system(A, b):
+    ### BEGIN SOLUTION
+    return torch.linalg.solve(A, b)
+    ### END SOLUTION
+
+
+check("06.1", solve_system)
+
+
+# %% [markdown]
+# ### 06.2 · GFLOP/s of a matrix product
+#
+# An `n x n` by `n x n` matrix product took `seconds`. Write `matmul_gflops(n, seconds)` that
+# returns its throughput in GFLOP/s (10⁹ floating-point operations per second) as a Python
+# float. The check includes the published figures of the lesson.
+
+# %%
+def matmul_gflops(n, seconds):
+    ### BEGIN SOLUTION
+    return 2 * n**3 / seconds / 1e9
+    ### END SOLUTION
+
+
+check("06.2", matmul_gflops)
+
+
+# %% [markdown]
+# ### 06.3 · How far from solved? The residual norm
+#
+# Write `residual_norm(A, x, b)` that measures how well a candidate `x` satisfies `A x = b`:
+# the Euclidean norm of the residual, as a Python float.
+
+# %%
+def residual_norm(A, x, b):
+    ### BEGIN SOLUTION
+    return torch.linalg.vector_norm(A @ x - b).item()
+    ### END SOLUTION
+
+
+check("06.3", residual_norm)
+
+
+# %% [markdown]
+# ### 06.4 · One matrix, right-hand sides as rows
+#
+# You have one square matrix `A` and `k` right-hand sides stored as the **rows** of `B`
+# (shape `(k, n)`), as data often arrives. Write `solve_rows(A, B)` that returns `X` of shape
+# `(k, n)` whose row `i` solves `A @ X[i] == B[i]`. One call to `solve`, no loop.
+
+# %%
+def solve_rows(A, B):
+    ### BEGIN SOLUTION
+    return torch.linalg.solve(A, B.T).T
+    ### END SOLUTION
+
+
+check("06.4", solve_rows)
+
+
+# %% [markdown]
+# ### 06.5 · Fit a straight line with `lstsq`
+#
+# Write `fit_line(x, y)` that fits `y ≈ slope * x + intercept` by least squares and returns
+# `torch.tensor([slope, intercept])` (shape `(2,)`, the dtype of `x`), using
+# `torch.linalg.lstsq`.
+
+# %%
+def fit_line(x, y):
+    ### BEGIN SOLUTION
+    X = torch.stack([x, torch.ones_like(x)], dim=1)
+    return torch.linalg.lstsq(X, y.unsqueeze(-1)).solution.squeeze(-1)
+    ### END SOLUTION
+
+
+check("06.5", fit_line)
+
+
+# %% [markdown]
+# ### 06.6 · Score images against a template with `tensordot`
+#
+# `images` has shape `(N, H, W)` and `template` has shape `(H, W)`. The score of image `i`
+# is the sum over all pixels of `images[i] * template`. Write `template_scores(images,
+# template)` that returns the `N` scores with one `torch.tensordot`.
+
+# %%
+def template_scores(images, template):
+    ### BEGIN SOLUTION
+    return torch.tensordot(images, template, dims=2)
+    ### END SOLUTION
+
+
+check("06.6", template_scores)
+
+
+# %% [markdown]
+# ### 06.7 · Eigenvalues of a symmetric matrix, largest first
+#
+# Write `eigenvalues_descending(S)` that returns the (real) eigenvalues of a symmetric
+# matrix `S`, largest first. `S` may also be a batch of symmetric matrices `(B, n, n)`:
+# return `(B, n)`, each row sorted largest first.
+
+# %%
+def eigenvalues_descending(S):
+    ### BEGIN SOLUTION
+    return torch.linalg.eigvalsh(S).flip(-1)
+    ### END SOLUTION
+
+
+check("06.7", eigenvalues_descending)
+
+
+# %% [markdown]
+# ### 06.8 · Project a vector onto a column space
+#
+# Write `project(A, v)` that returns the point of the column space of `A` (all vectors
+# `A @ c`) closest to `v`: the orthogonal projection of `v`. `A` may be tall, square, or have
+# dependent columns (the check includes a rank-deficient one).
+
+# %%
+def project(A, v):
+    ### BEGIN SOLUTION
+    return A @ (torch.linalg.pinv(A) @ v)
+    ### END SOLUTION
+
+
+check("06.8", project)
+
+
+# %% [markdown]
+# ### 06.9 · The square root of a positive-definite matrix (stretch)
+#
+# A symmetric positive-definite matrix `S` has exactly one symmetric positive-definite `R`
+# with `R @ R == S`. Write `spd_sqrt(S)` that returns it, using `torch.linalg.eigh`. It must
+# work on a batch `(B, n, n)` too.
+
+# %%
+def spd_sqrt(S):
+    ### BEGIN SOLUTION
+    w, V = torch.linalg.eigh(S)
+    return V @ torch.diag_embed(w.sqrt()) @ V.mT
+    ### END SOLUTION
+
+
+check("06.9", spd_sqrt)
+
+# %% [markdown]
+# **Back to the lesson:** [06 · Linear algebra](../notebooks/06_linear_algebra.ipynb) ·
+# **Next module:** [07 · GPU offload](../notebooks/07_gpu_offload.ipynb)
