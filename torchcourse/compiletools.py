@@ -85,7 +85,12 @@ def compile_counter():
 
 def compile_stats() -> dict[str, int]:
     """Counters dynamo keeps for the whole process: graphs compiled ("unique_graphs", each
-    compile and recompile) and graph breaks. Zero them with :func:`reset`."""
+    compile and recompile) and graph breaks. Zero them with :func:`reset`.
+
+    In torch 2.13 ``counters["graph_break"]`` counts some breaks (a ``print``) but not others
+    (a data-dependent ``if`` is recorded under ``counters["unimplemented"]``), so
+    ``graph_breaks`` can undercount: to count breaks, count graphs (``torch._dynamo.explain``
+    or a :func:`compile_counter` backend) instead."""
     from torch._dynamo.utils import counters
 
     return {

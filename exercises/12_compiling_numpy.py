@@ -1,0 +1,148 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 12 · Compiling NumPy code: exercises
+#
+# Practice for the lesson [12 · Compiling NumPy code](../notebooks/12_compiling_numpy.ipynb):
+# counting the bytes a kernel must move, judging a time against the copy bandwidth, and the
+# pieces of the course's K-Means rewrite.
+#
+# Write each answer in place of `raise NotImplementedError`, run the cell, and read the
+# check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("12.3")` shows the
+# next hint. Each exercise stands alone. The checks use small inputs and no compile, so they
+# run instantly; the lesson shows the same functions compiled and timed at scale.
+
+# %%
+import torch
+
+from torchcourse import check, hint
+from torchcourse.workloads import kmeans as km
+
+# %% [markdown]
+# ### 12.1 · Bytes per point (warm-up)
+#
+# A kernel that labels points reads each point once (`d` coordinates of `x_dtype`) and writes
+# one label (`out_dtype`). Write `bytes_per_point(x_dtype, out_dtype, d)` returning that
+# number of bytes, for torch dtypes. NumPy's float64-in, int64-out result is 24 for `d = 2`.
+
+# %%
+def bytes_per_point(x_dtype, out_dtype, d):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("12.1", bytes_per_point)
+
+
+# %% [markdown]
+# ### 12.2 · Fraction of the copy bandwidth
+#
+# A run labelled `n` 2-D points (`x_dtype` in, `out_dtype` out) in `seconds`; the machine's
+# measured copy bandwidth is `copy_gbps` GB/s (1 GB = 10⁹ bytes). Write
+# `fraction_of_copy(n, x_dtype, out_dtype, seconds, copy_gbps)` returning the achieved
+# bandwidth as a fraction of the copy bandwidth (0.5 means half), counting the minimum bytes
+# (`km.min_bytes` computes them; you may use it).
+
+# %%
+def fraction_of_copy(n, x_dtype, out_dtype, seconds, copy_gbps):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("12.2", fraction_of_copy)
+
+
+# %% [markdown]
+# ### 12.3 · Squared distances without a square root
+#
+# `X` is an `(n, 2)` tensor of points, `means` a `(k, 2)` tensor. Write
+# `squared_distances(X, means)` returning the `(k, n)` tensor of squared distances
+# `|x_i - m_j|²`, in the inputs' dtype. Ordering by squared distance gives the same nearest
+# mean as ordering by distance, without the `sqrt`.
+
+# %%
+def squared_distances(X, means):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("12.3", squared_distances)
+
+
+# %% [markdown]
+# ### 12.4 · Tensors in, tensors out
+#
+# Write `assign_wrapper(X, means)`: it takes CPU tensors, calls the course's NumPy function
+# `km.assign_numpy` on them, and returns the labels as a **tensor** (int64, shape `(n,)`).
+# Compiled, a wrapper like this keeps the data on the device (the lesson's `km.assign_tensors`).
+
+# %%
+def assign_wrapper(X, means):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("12.4", assign_wrapper)
+
+
+# %% [markdown]
+# ### 12.5 · Linear scores instead of distances
+#
+# `|x - m|² = |x|² - 2 x·m + |m|²` and `|x|²` is the same for every mean, so the nearest mean
+# maximises the score `x·m_j - |m_j|²/2`. Write `linear_scores(means)` for a `(k, d)` tensor of
+# means, returning `(W, c)` with `W` of shape `(d, k)` and `c` of shape `(k,)`, so that
+# `(X @ W + c).argmax(dim=1)` is the nearest mean of every row of `X`.
+
+# %%
+def linear_scores(means):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("12.5", linear_scores)
+
+# %% [markdown]
+# A quick look that your scores do what they promise, on points around three means:
+
+# %%
+pts = torch.tensor([[0.1, 0.2], [4.8, 5.1], [9.7, 0.3], [5.2, 4.4]])
+centres = torch.tensor([[0.0, 0.0], [5.0, 5.0], [10.0, 0.0]])
+try:
+    W, c = linear_scores(centres)
+    print("argmax of scores:", (pts @ W + c).argmax(dim=1).tolist())
+except NotImplementedError:
+    print("(answer 12.5 first)")
+print("nearest by distance:", torch.cdist(pts, centres).argmin(dim=1).tolist())
+
+
+# %% [markdown]
+# ### 12.6 · Labels into a reused int8 buffer (stretch)
+#
+# Write `assign_into(out, X, means)` that writes the index of the nearest mean of each point
+# into the preallocated int8 tensor `out` (shape `(n,)`), **in place**, and returns `out`, as
+# PyTorch's `out=` arguments do. Reusing one buffer avoids allocating and faulting in fresh
+# memory on every call, and int8 writes 1 byte a label instead of 8.
+
+# %%
+def assign_into(out, X, means):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("12.6", assign_into)
+
+# %% [markdown]
+# **Back to the lesson:** [12 · Compiling NumPy code](../notebooks/12_compiling_numpy.ipynb) ·
+# **Next module:** [13 · Case study: genetic-algorithm fitness](../notebooks/13_case_study_ga.ipynb)

@@ -1,0 +1,414 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 11 · Graph breaks
+#
+# `torch.compile` reads your Python function and records the tensor operations it meets
+# into a *graph*, which the compiler then fuses into fast code. Some Python it cannot record:
+# an `if` that depends on the *values* in a tensor, a `print`, a clock, a `.item()`. There
+# it stops, compiles what it has, runs that piece of Python normally, and starts a new graph
+# after it. That split is a **graph break**. Nothing fails and the results stay right, but
+# each break costs a trip back to Python and cuts a fusion in two. This notebook shows where
+# breaks come from in torch 2.13, how to see them, and how to write the same computation so
+# that it compiles into one graph.
+#
+# **Objectives.** After this notebook you can:
+# 1. name the four usual causes of a graph break and find them with `torch._dynamo.explain`;
+# 2. read `explain`'s fields, and know why `break_reasons` can be non-empty when
+#    `graph_break_count` is 0;
+# 3. turn breaks into errors with `fullgraph=True` and read the error;
+# 4. remove a data-dependent branch with `torch.where` or `torch.cond`, and keep
+#    `.item()` inside the graph with `capture_scalar_outputs`;
+# 5. measure what a break costs per call.
+#
+# **Prerequisites.** [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb)
+# (what a graph and a fused kernel are), [10 · Recompilation](10_recompilation.ipynb)
+# (guards).
+#
+# **Time.** 30 min teaching, 30 min exercises.
+
+# %%
+import os
+import tempfile
+import time
+import warnings
+
+# An empty inductor cache, set before anything compiles: every compile below is a real one.
+os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", tempfile.mkdtemp(prefix="inductor-11-"))
+
+import matplotlib.pyplot as plt
+import torch
+
+from torchcourse.compiletools import captured_logs, compile_counter, reset
+from torchcourse.timing import measure, time_once
+
+torch.manual_seed(0)
+
+# %% [markdown]
+# ## A break you do not see
+#
+# `step` is a small piece of numerical code: a transform, a correction that depends on the
+# mean, another transform. The `if` asks a question about the data (`m > 0` where `m` is a
+# tensor), and the answer is only known when the code runs.
+
+# %%
+def step(x):
+    y = x * 1.5 + 0.5
+    m = y.mean()
+    if m > 0:
+        y = y - m
+    else:
+        y = y + 1
+    return torch.relu(y) * 3
+
+
+# %% [markdown]
+# Compile it with the counting backend from module 09 (it records graphs and compiles
+# nothing, so it is instant) and call it. It runs and gives the eager answer, but it
+# produced **two** graphs: everything up to `m > 0`, then the rest.
+
+# %%
+counter = compile_counter()
+step_counted = torch.compile(step, backend=counter)
+x_pos, x_neg = torch.rand(1000), -torch.rand(1000) - 1  # mean of y > 0, and < 0
+
+print("same as eager:", torch.allclose(step_counted(x_pos), step(x_pos)))
+print("graphs so far:", counter.frame_count)
+
+# %% [markdown]
+# Dynamo compiled the part after the `if` only for the branch that ran. Data that takes the
+# other branch compiles a third graph; after that, both paths are cached:
+
+# %%
+step_counted(x_neg)
+print("graphs after the other branch:", counter.frame_count)
+step_counted(x_pos), step_counted(x_neg)
+print("graphs after calling both again:", counter.frame_count)
+
+# %% [markdown]
+# Dynamo says why it split, in its `graph_breaks` log. That log goes to stderr; the course's
+# `captured_logs` collects it so you can read the part that matters:
+
+# %%
+reset()
+with captured_logs(graph_breaks=True) as logs:
+    torch.compile(step, backend=compile_counter())(x_pos)
+for line in logs.grep(r"Graph Break Reason|Explanation|if m > 0"):
+    print(line.strip())
+
+# %% [markdown]
+# ## `torch._dynamo.explain`: the report
+#
+# `torch._dynamo.explain(fn)(*args)` traces `fn` on those arguments (no code generation) and
+# returns a report. The fields you use most:
+#
+# | field | what |
+# |---|---|
+# | `graph_count` | graphs produced on this call |
+# | `graph_break_count` | in torch 2.13 computed as `graph_count - 1` |
+# | `break_reasons` | one entry per break, `.reason` (text) and `.user_stack` (where) |
+# | `ops_per_graph` | the operations recorded in each graph |
+
+# %%
+report = torch._dynamo.explain(step)(x_pos)
+print("graph_count:", report.graph_count)
+print("graph_break_count:", report.graph_break_count)
+print("break reason:", report.break_reasons[0].reason.splitlines()[0])
+print("at line:", report.break_reasons[0].user_stack[-1].line)
+print("ops per graph:", [len(ops) for ops in report.ops_per_graph])
+
+# %% [markdown]
+# ## The four usual causes
+#
+# A data-dependent `if`, `print`, a clock (`time.time()`) and `.item()` (a tensor turned into
+# a Python number). The helper below runs `explain` quietly (the `.item()` and clock breaks
+# also print warnings to stderr) and prints one row per function.
+
+# %%
+def if_on_data(x):
+    y = x.sin()
+    if y.sum() > 0:
+        return y.cos()
+    return y
+
+
+def prints(x):
+    y = x.sin()
+    print("  (printed from inside prints)")
+    return y.cos()
+
+
+def clock(x):
+    y = x.sin()
+    t0 = time.time()
+    return y.cos(), t0
+
+
+def item(x):
+    y = x.sin()
+    s = y.sum().item()
+    return y.cos() * s
+
+
+def quiet_explain(fn, *args):
+    with captured_logs(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return torch._dynamo.explain(fn)(*args)
+
+
+x = torch.rand(8)
+for fn in (if_on_data, prints, clock, item):
+    e = quiet_explain(fn, x)
+    reason = e.break_reasons[0].reason.splitlines()[0] if e.break_reasons else "-"
+    print(f"{fn.__name__:11} graphs={e.graph_count} breaks={e.graph_break_count}  {reason}")
+
+# %% [markdown]
+# Each function produced two graphs around its break. Two things to read in the reasons:
+# `print` and `time.time` are plain Python that Dynamo will not put in a graph, and `.item()`
+# breaks only because a setting says so (you will switch it below).
+#
+# ### When `break_reasons` and `graph_break_count` disagree
+#
+# `graph_break_count` is computed as `graph_count - 1`, but a piece of code with no tensor
+# operation in it produces no graph, while its break reason is still recorded. In torch 2.13
+# this still happens. `item_if` breaks at `.item()`; when the data takes the `return x` path,
+# nothing after the break is a tensor operation:
+
+# %%
+def item_if(x):
+    if x.sum().item() > 0:
+        return x * 2
+    return x  # no tensor operation after the break on this path
+
+
+for label, arg in (("sum > 0", x), ("sum < 0", -x)):
+    e = quiet_explain(item_if, arg)
+    print(f"item_if, {label}: graph_count={e.graph_count} graph_break_count={e.graph_break_count} "
+          f"len(break_reasons)={len(e.break_reasons)}")
+
+# %% [markdown]
+# Same function, same break; on the second input the count says 0. Read `break_reasons`,
+# not only the count, when you hunt for breaks.
+
+# %% [markdown]
+# ## `fullgraph=True`: breaks become errors
+#
+# While you tune a function you usually want to *know* about a break rather than live with
+# it. `torch.compile(fn, fullgraph=True)` refuses to split: the first break raises, with the
+# explanation, hints and the line in your code.
+
+# %% tags=["raises-exception"]
+torch.compile(step, fullgraph=True, backend="eager")(x_pos)
+
+# %% [markdown]
+# Read the hints: make the code branch-free, or use `torch.cond`. Both follow.
+#
+# ## Fix 1: branch-free with `torch.where`
+#
+# Compute both outcomes and select one with `torch.where(condition, a, b)`. Both sides are
+# computed, which is cheap for element-wise work like this; in exchange the whole function is
+# one graph, fused end to end.
+
+# %%
+def step_where(x):
+    y = x * 1.5 + 0.5
+    m = y.mean()
+    y = torch.where(m > 0, y - m, y + 1)
+    return torch.relu(y) * 3
+
+
+e = torch._dynamo.explain(step_where)(x_pos)
+print("graphs:", e.graph_count, "| breaks:", e.graph_break_count)
+print("same as step, both branches:",
+      torch.allclose(step_where(x_pos), step(x_pos)) and torch.allclose(step_where(x_neg), step(x_neg)))
+print("fullgraph compile works:", torch.allclose(torch.compile(step_where, fullgraph=True, backend="eager")(x_neg), step(x_neg)))
+
+# %% [markdown]
+# ## Fix 2: `torch.cond`, a branch inside the graph
+#
+# When a branch is expensive, or the two branches do very different work, computing both is
+# wasteful. `torch.cond(pred, true_fn, false_fn, operands)` puts *both* branches into the
+# graph as subgraphs and decides at run time. The branches take the operands as arguments
+# and must return tensors of the same shape and dtype.
+
+# %%
+def step_cond(x):
+    y = x * 1.5 + 0.5
+    m = y.mean()
+    y = torch.cond(m > 0, lambda y, m: y - m, lambda y, m: y + 1, (y, m))
+    return torch.relu(y) * 3
+
+
+e = torch._dynamo.explain(step_cond)(x_pos)
+print("graphs:", e.graph_count, "| breaks:", e.graph_break_count)
+print("same as step, both branches:",
+      torch.allclose(step_cond(x_pos), step(x_pos)) and torch.allclose(step_cond(x_neg), step(x_neg)))
+print("operations in the graph:", [getattr(op, "__name__", str(op)) for op in e.ops_per_graph[0]])
+
+# %% [markdown]
+# The graph holds a single `cond` operation where the `if` used to be, and `torch.cond` also
+# runs eagerly (outside `torch.compile`), so one version of the code serves both.
+#
+# ## `.item()` and `capture_scalar_outputs`
+#
+# `.item()` returns a Python number whose value is unknown while tracing. By default Dynamo
+# breaks there. With `torch._dynamo.config.capture_scalar_outputs = True` it keeps the number
+# in the graph as a symbol instead:
+
+# %%
+for capture in (False, True):
+    with torch._dynamo.config.patch(capture_scalar_outputs=capture):
+        e = quiet_explain(item, x)
+    print(f"capture_scalar_outputs={capture}: graphs={e.graph_count} breaks={e.graph_break_count}")
+
+# %% [markdown]
+# Worth knowing in torch 2.13: `fullgraph=True` switches scalar capture on by itself, so
+# `item` compiles whole with `fullgraph=True` even with the setting left at `False`:
+
+# %%
+print("capture_scalar_outputs setting:", torch._dynamo.config.capture_scalar_outputs)
+out = torch.compile(item, fullgraph=True, backend="eager")(x)
+print("item() under fullgraph=True works, same as eager:", torch.allclose(out, item(x)))
+
+# %% [markdown]
+# A captured number can flow into tensor arithmetic, but a Python `if` on it is the
+# data-dependent branch again, and now it is a hard error (see *Common mistakes*). The
+# branch-free rewrites above are the cure there too.
+#
+# `print` has a similar switch: functions listed in
+# `torch._dynamo.config.reorderable_logging_functions` are moved after the graph instead of
+# breaking it (the printed values are then those at the end of the function):
+
+# %%
+with torch._dynamo.config.patch(reorderable_logging_functions={print}):
+    e = quiet_explain(prints, x)
+print("prints, with print reorderable: graphs =", e.graph_count)
+
+# %% [markdown]
+# ## What a break costs
+#
+# Now compile for real (inductor) and time three versions of the same computation: eager,
+# compiled with the break, compiled branch-free. `dynamic=True` compiles one kernel for every
+# size, so the sweep below compiles each version once. The first compile of the session is
+# slow (the cell prints it). The comparison runs on one thread: timings on a busy machine are
+# steadier that way, and what a break costs does not hinge on the thread count.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+reset()
+threads = torch.get_num_threads()
+torch.set_num_threads(1)  # before compiling: inductor's C++ kernels use the count set at compile time
+step_broken = torch.compile(step, dynamic=True)
+step_fused = torch.compile(step_where, dynamic=True)
+x_small = torch.rand(100)
+_, t_broken = time_once(lambda: step_broken(x_small))
+_, t_fused = time_once(lambda: step_fused(x_small))
+print(f"first call, with the break: {t_broken:.1f} s (two graphs, plus the first compile of the session)")
+print(f"first call, branch-free: {t_fused:.1f} s (one graph)")
+
+# %%
+sizes = [10**k for k in range(2, 8)]
+inputs = {n: torch.rand(n) for n in sizes}
+print("compiled versions agree with eager at every size:",
+      all(torch.allclose(f(inputs[n]), step(inputs[n]), atol=1e-5)
+          for n in sizes for f in (step_broken, step_fused)))
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+variants = {"eager": step, "compiled, graph break": step_broken, "compiled, branch-free": step_fused}
+times = {name: [measure(lambda: f(inputs[n]), repeat=5, budget=0.05).min for n in sizes]
+         for name, f in variants.items()}
+print(f"{'n':>9} " + " ".join(f"{name:>24}" for name in variants))
+for i, n in enumerate(sizes):
+    print(f"{n:>9} " + " ".join(f"{times[name][i] * 1e6:>21.1f} µs" for name in variants))
+torch.set_num_threads(threads)
+
+# %% [markdown]
+# Plotted as time per call against size (both axes logarithmic, lower is better):
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+fig, ax = plt.subplots(figsize=(6.5, 3.2))
+for name, style in zip(variants, ("o-", "s-", "^-")):
+    ax.loglog(sizes, [t * 1e6 for t in times[name]], style, label=name)
+ax.set(xlabel="elements n", ylabel="µs per call (min of 5)",
+       title="step() with and without its graph break (1 thread)")
+ax.grid(alpha=0.3, which="both")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# * **Small tensors** (left): the call is overhead. The broken version pays for two graph
+#   calls, two sets of guards and a return to Python in between, so it is the slowest there;
+#   the branch-free version pays for one. Eager, a handful of small operations, is at least
+#   as fast: compiling does not pay at this size anyway (module 09's break-even).
+# * **Large tensors** (right): the break also cuts the fusion in two: `y` is written to
+#   memory by the first graph and read back by the second, where the branch-free version keeps
+#   it in registers. Eager, which writes a temporary for every operation, is far behind both.
+#   The table above has the numbers from your machine; on the course's 2-core test machine the
+#   branch-free version is the fastest from a million elements up.
+#
+# ## Common mistakes
+#
+# **A Python `if` on a captured scalar.** With `capture_scalar_outputs` (or `fullgraph=True`),
+# `.item()` stays in the graph as a symbol, and an `if` on it asks for a value that does not
+# exist at trace time. The error says so ("Could not guard on data-dependent expression"):
+
+# %% tags=["raises-exception"]
+def standardise_item(x):
+    s = x.std().item()
+    if s < 1e-3:
+        s = 1.0
+    return (x - x.mean()) / s
+
+
+torch.compile(standardise_item, fullgraph=True, backend="eager")(x)
+
+# %% [markdown]
+# Fix: keep it a tensor, `s = torch.where(s < 1e-3, torch.ones_like(s), s)` (exercise 11.5).
+#
+# **`torch.cond` branches that disagree.** Both branches must return the same structure,
+# shapes and dtypes. Here one returns float32 and the other int64:
+
+# %% tags=["raises-exception"]
+torch.cond(x.sum() > 0, lambda x: x * 2, lambda x: x.long(), (x,))
+
+# %% [markdown]
+# **An `if` on a tensor with several elements.** This fails already in eager mode; what you
+# meant is an element-wise choice, `torch.where(x > 0.5, a, b)`:
+
+# %% tags=["raises-exception"]
+if x > 0.5:
+    pass
+
+# %% [markdown]
+# **Timing inside a compiled function.** `time.time()` in the function breaks the graph and
+# measures the pieces, not the whole. Time from outside, with `measure` or `time_once`.
+#
+# ## Key points
+#
+# * A graph break splits a compiled function into graphs with Python between them. Results
+#   stay right; you pay per call (extra graph calls, guards) and per element (lost fusion).
+# * Usual causes: an `if` on tensor values, `print`, clocks, `.item()`.
+# * `torch._dynamo.explain(fn)(x)` reports `graph_count`, `graph_break_count` (= graphs − 1)
+#   and `break_reasons`; a reason can be recorded even when the count says 0.
+# * `fullgraph=True` turns the first break into an error with hints; in torch 2.13 it also
+#   captures `.item()` scalars.
+# * Remove branches with `torch.where` (both sides computed) or `torch.cond` (both branches in
+#   the graph, one runs); keep numbers as 0-d tensors instead of `.item()`.
+#
+# **Exercises:** [exercises/11_graph_breaks.ipynb](../exercises/11_graph_breaks.ipynb) ·
+# **Previous:** [10 · Recompilation and dynamic shapes](10_recompilation.ipynb) ·
+# **Next:** [12 · Compiling NumPy code](12_compiling_numpy.ipynb)

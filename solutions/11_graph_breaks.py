@@ -1,0 +1,182 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 11 · Graph breaks: exercises
+#
+# Practice for the lesson [11 · Graph breaks](../notebooks/11_graph_breaks.ipynb): reading
+# `torch._dynamo.explain`, then rewriting code that breaks the graph so that it compiles whole.
+#
+# Write each answer in place of `raise NotImplementedError`, run the cell, and read the
+# check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("11.3")` shows the
+# next hint. Each exercise stands alone.
+#
+# From 11.3 on, the check runs your function through `one_graph(fn)`: your function compiled
+# with `fullgraph=True` (tracing only, so it is quick). A graph break then shows up in the
+# check's line as the real error, e.g. `Unsupported: Data-dependent branching`.
+
+# %%
+import torch
+
+from torchcourse import check, hint
+from torchcourse.exercises.m11 import branchy, clean, item_if, item_then_break, one_graph
+
+# %% [markdown]
+# ### 11.1 · Count graphs and breaks (warm-up)
+#
+# Write `graph_report(fn, x)` that returns the tuple `(graph_count, graph_break_count)` that
+# `torch._dynamo.explain` reports for `fn` called on `x`. The check tries it on functions
+# from the lesson's families (`clean`, `branchy`, `item_then_break`, `item_if`, imported above:
+# look at their source with `??branchy`).
+
+# %%
+def graph_report(fn, x):
+    ### BEGIN SOLUTION
+    e = torch._dynamo.explain(fn)(x)
+    return e.graph_count, e.graph_break_count
+    ### END SOLUTION
+
+
+check("11.1", graph_report)
+
+
+# %% [markdown]
+# ### 11.2 · Why did it break?
+#
+# Write `first_break_reason(fn, x)` that returns the **first line** of the first break
+# reason `explain` records for `fn(x)`, or `None` when it records none. Careful: the lesson
+# showed a reason can be recorded while `graph_break_count` is 0.
+
+# %%
+def first_break_reason(fn, x):
+    ### BEGIN SOLUTION
+    e = torch._dynamo.explain(fn)(x)
+    if not e.break_reasons:
+        return None
+    return e.break_reasons[0].reason.splitlines()[0]
+    ### END SOLUTION
+
+
+check("11.2", first_break_reason)
+
+
+# %% [markdown]
+# ### 11.3 · Branch-free with `torch.where`
+#
+# This function scales `x` into `[-1, 1]` only when it is out of range, and breaks the graph
+# doing so:
+#
+# ```python
+# def soft_clip(x):
+#     m = x.abs().max()
+#     if m > 1:
+#         return x / m
+#     return x
+# ```
+#
+# Rewrite it without the `if`, so that it compiles into one graph. Same values, same dtype.
+
+# %%
+def soft_clip(x):
+    ### BEGIN SOLUTION
+    m = x.abs().max()
+    return torch.where(m > 1, x / m, x)
+    ### END SOLUTION
+
+
+check("11.3", one_graph(soft_clip))
+
+
+# %% [markdown]
+# ### 11.4 · Both branches in the graph with `torch.cond`
+#
+# Rewrite this with `torch.cond`, so that the graph holds both branches and picks one at run
+# time:
+#
+# ```python
+# def share_or_shift(x):
+#     if x.sum() > 0:
+#         return x / x.sum()
+#     return x - x.min()
+# ```
+
+# %%
+def share_or_shift(x):
+    ### BEGIN SOLUTION
+    return torch.cond(x.sum() > 0, lambda x: x / x.sum(), lambda x: x - x.min(), (x,))
+    ### END SOLUTION
+
+
+check("11.4", one_graph(share_or_shift))
+
+
+# %% [markdown]
+# ### 11.5 · Standardise without `.item()`
+#
+# This standardises `x`, but divides by 1 instead of a tiny standard deviation. Under
+# `fullgraph=True` it fails: the `if` needs the value of a captured scalar.
+#
+# ```python
+# def safe_standardise(x):
+#     s = x.std().item()
+#     if s < 1e-3:
+#         s = 1.0
+#     return (x - x.mean()) / s
+# ```
+#
+# Rewrite it so that it compiles into one graph and gives the same values (one input is
+# nearly constant, one exactly constant).
+
+# %%
+def safe_standardise(x):
+    ### BEGIN SOLUTION
+    s = x.std()
+    s = torch.where(s < 1e-3, torch.ones_like(s), s)
+    return (x - x.mean()) / s
+    ### END SOLUTION
+
+
+check("11.5", one_graph(safe_standardise))
+
+
+# %% [markdown]
+# ### 11.6 · A piecewise loss without a loop (stretch)
+#
+# The Huber loss of a tensor `x` with threshold `delta` is the mean over elements of
+# `0.5·v²` where `|v| <= delta` and `delta·(|v| − delta/2)` elsewhere. Written as a loop,
+# with an `if` per element, it breaks the graph at every element (and is slow in eager too):
+#
+# ```python
+# def huber(x, delta):
+#     total = 0.0
+#     for v in x.flatten():
+#         total = total + (0.5 * v * v if v.abs() <= delta else delta * (v.abs() - 0.5 * delta))
+#     return total / x.numel()
+# ```
+#
+# Write `huber(x, delta)` as one tensor expression that returns a 0-d tensor of `x`'s dtype.
+
+# %%
+def huber(x, delta):
+    ### BEGIN SOLUTION
+    a = x.abs()
+    return torch.where(a <= delta, 0.5 * x * x, delta * (a - 0.5 * delta)).mean()
+    ### END SOLUTION
+
+
+check("11.6", one_graph(huber))
+
+# %% [markdown]
+# **Back to the lesson:** [11 · Graph breaks](../notebooks/11_graph_breaks.ipynb) ·
+# **Next module:** [12 · Compiling NumPy code](../notebooks/12_compiling_numpy.ipynb)

@@ -1,0 +1,157 @@
+"""The K-Means assignment step in every variant the course measures (module 12 and the benchmark).
+
+The step gives each 2-D point the index of its nearest mean:
+``argmin(norm(X - means[:, None], axis=2), axis=0)``. The published figures (Quansight /
+PyTorch blog, REFERENCE_FIGURES.md section A) use 20M points in two Gaussian blobs around
+(5, 5) and (10, 10), and the two centres as means.
+
+Bytes moved. The step must read every point once and write one index per point, so the
+least memory traffic is ``n * (d * itemsize(X) + itemsize(out))``: 24 B a point for float64 in,
+int64 out (NumPy's result), 9 B for float32 in, int8 out. :func:`min_bytes` computes it; divide
+by a time to get the achieved GB/s, and set that beside :func:`torchcourse.timing.copy_bandwidth`.
+NumPy moves far more than that minimum: ``X - means[:, None]`` materialises a ``(k, n, d)``
+array, ``norm`` squares it into another one and writes a ``(k, n)`` array of distances, and
+``argmin`` reads it back.
+
+Variants (one implementation each; the lesson and the benchmark import them):
+
+* :func:`assign_numpy` - the NumPy code, unchanged (float64 or float32, whatever it is given);
+* :func:`compiled_numpy` - ``torch.compile`` of that same NumPy function: NumPy arrays in and
+  out, traced into one fused loop (no temporaries), still int64 out and freshly allocated;
+* :func:`compiled_tensors` - a wrapper taking and returning tensors (``.numpy()`` inside the
+  compiled region), so on a GPU the data never leaves the device;
+* :func:`assign_best` - the course's roofline-aware version: float32 in, int8 out written into
+  a reusable buffer, no square root, distances replaced by linear scores (below), and the
+  interleaved coordinates read with SIMD loads (:func:`_coordinates`).
+
+Why linear scores. ``|x - m_j|^2 = |x|^2 - 2 x.m_j + |m_j|^2``; ``|x|^2`` is the same for every
+mean, so the nearest mean maximises ``s_j(x) = x.m_j - |m_j|^2 / 2``: two multiply-adds per
+mean and no square root. The means are tiny, so ``W = means.T`` and ``c = -|m|^2/2`` are
+computed once per call outside the kernel.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+import numpy as np
+import torch
+
+BLOB_CENTRES = ((5.0, 5.0), (10.0, 10.0))
+PUBLISHED_POINTS = 20_000_000
+
+
+def make_blobs(n: int = PUBLISHED_POINTS, dtype=np.float64, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, means)``: ``n`` points, half around each centre of :data:`BLOB_CENTRES` (unit normal
+    noise), and the centres themselves as the means, both as NumPy arrays of ``dtype``."""
+    rng = np.random.default_rng(seed)
+    half = n // 2
+    parts = [rng.normal(c, 1.0, size=(m, 2)) for c, m in zip(BLOB_CENTRES, (half, n - half))]
+    return np.concatenate(parts).astype(dtype, copy=False), np.array(BLOB_CENTRES, dtype=dtype)
+
+
+def min_bytes(n: int, x_dtype, out_dtype, d: int = 2) -> int:
+    """Least bytes any implementation must move: read ``n`` points of ``d`` coordinates, write
+    ``n`` indices. Accepts NumPy or torch dtypes."""
+    return n * (d * _itemsize(x_dtype) + _itemsize(out_dtype))
+
+
+def _itemsize(dtype) -> int:
+    if isinstance(dtype, torch.dtype):
+        return dtype.itemsize
+    return np.dtype(dtype).itemsize
+
+
+# --- 1. NumPy, unchanged --------------------------------------------------------------------
+
+def assign_numpy(X: np.ndarray, means: np.ndarray) -> np.ndarray:
+    """The NumPy code as published. Returns int64 indices, shape ``(n,)``.
+    Moves about ``n * k * (3 d + 2) * itemsize`` bytes through temporaries, plus the minimum."""
+    return np.argmin(np.linalg.norm(X - means[:, None], axis=2), axis=0)
+
+
+# --- 2. torch.compile of the NumPy function --------------------------------------------------
+
+@functools.cache
+def compiled_numpy():
+    """``torch.compile(assign_numpy)``: NumPy arrays in and out; one fused loop, no temporaries.
+    Moves ``min_bytes(n, X.dtype, int64)`` plus first-touch of a fresh int64 output each call.
+    Compiled on first use (cached), so importing this module compiles nothing."""
+    return torch.compile(assign_numpy)
+
+
+# --- 3. tensors in, tensors out --------------------------------------------------------------
+
+def assign_tensors(X: torch.Tensor, means: torch.Tensor) -> torch.Tensor:
+    """Tensors in and out around the NumPy code. Compiled (:func:`compiled_tensors`), the
+    ``.numpy()`` calls are traced, not executed: on a GPU the arrays stay on the device.
+    Run eagerly it needs CPU tensors (``.numpy()`` copies nothing there)."""
+    return torch.from_numpy(assign_numpy(X.numpy(), means.numpy()))
+
+
+@functools.cache
+def compiled_tensors():
+    """``torch.compile(assign_tensors)``, created on first use."""
+    return torch.compile(assign_tensors)
+
+
+# --- 4. the course's roofline-aware version --------------------------------------------------
+
+def linear_scores(means: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(W, c)`` with the nearest mean of ``x`` = ``argmax(x @ W + c)``: ``W = means.T`` (d, k),
+    ``c = -|m_j|^2 / 2`` (k,)."""
+    return means.T.contiguous(), -0.5 * (means * means).sum(dim=1)
+
+
+def _coordinates(X: torch.Tensor) -> list[torch.Tensor]:
+    """The columns of ``X`` as 1-D tensors, read so the compiled loop can use SIMD loads.
+
+    ``X[:, 0]`` and ``X[:, 1]`` of an ``(n, 2)`` array are stride-2 views: the generated loop
+    gathers them one element at a time. For contiguous float32 pairs on a little-endian
+    machine (every CPU and GPU PyTorch supports), each point is one 64-bit word: load it as
+    int64 (contiguous, vectorised) and split the word into its two float32 halves by bit
+    casts, which cost nothing. Other layouts fall back to the plain columns.
+    """
+    if X.dtype == torch.float32 and X.dim() == 2 and X.shape[1] == 2 and X.is_contiguous() \
+            and sys.byteorder == "little":
+        word = X.view(torch.int64)[:, 0]
+        low = (word & 0xFFFFFFFF).to(torch.int32).view(torch.float32)  # x0: the low half
+        high = (word >> 32).to(torch.int32).view(torch.float32)  # x1: the high half
+        return [low, high]
+    return [X[:, i] for i in range(X.shape[1])]
+
+
+def _best_kernel(X: torch.Tensor, W: torch.Tensor, c: torch.Tensor, out: torch.Tensor) -> None:
+    # Unrolled over the k means (k is part of the compiled shape); one pass over X, nothing
+    # materialised: the score of each mean lives in registers.
+    coords = _coordinates(X)
+    best = c[0] + sum(x * W[i, 0] for i, x in enumerate(coords))
+    idx = torch.zeros_like(best)
+    for j in range(1, W.shape[1]):
+        s = c[j] + sum(x * W[i, j] for i, x in enumerate(coords))
+        idx = torch.where(s > best, float(j), idx)
+        best = torch.maximum(s, best)
+    out.copy_(idx)
+
+
+@functools.cache
+def _compiled_best_kernel():
+    return torch.compile(_best_kernel)
+
+
+def assign_best(X: torch.Tensor, means: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+    """Nearest-mean index of each row of ``X`` (n, d) as int8 (k <= 127), written into ``out``.
+
+    Moves ``min_bytes(n, X.dtype, int8)``: 9 B a point in float32, against 24 B for NumPy's
+    float64-in, int64-out result. Pass the same ``out`` (int8, shape ``(n,)``) on every call:
+    a fresh output costs an allocation and a page fault per 4 KiB page on first touch, which on
+    a CPU is a visible part of a memory-bound step. Ties go to the lower index, as in argmin.
+    """
+    if means.shape[0] > 127:
+        raise ValueError("assign_best writes int8 indices: at most 127 means")
+    if out is None:
+        out = torch.empty(X.shape[0], dtype=torch.int8, device=X.device)
+    W, c = linear_scores(means.to(X.dtype))
+    _compiled_best_kernel()(X, W, c, out)
+    return out
