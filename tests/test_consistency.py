@@ -130,3 +130,14 @@ def test_every_lesson_states_its_time():
 def test_readme_module_table_is_current():
     assert readme_table().strip() == markdown_table().strip(), \
         "README's module table is stale: run `.venv/bin/python -m torchcourse.course --write-readme`"
+
+
+def test_instructor_guide_is_generated_from_the_current_lessons():
+    from torchcourse import guide
+
+    assert guide.GUIDE.exists(), "run `.venv/bin/python -m torchcourse.guide`"
+    assert guide.GUIDE.read_text(encoding="utf-8") == guide.render(), \
+        "docs/INSTRUCTORS.md is stale: run `.venv/bin/python -m torchcourse.guide`"
+    for m in written_modules():
+        facts = guide.lesson_facts(m)
+        assert facts.objectives and facts.key_points, f"notebooks/{m.stem}.py: objectives or key points not found"
