@@ -1,0 +1,146 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 09 · torch.compile: fusion and overhead: exercises
+#
+# Practice for the lesson [09 · torch.compile: fusion and overhead](../notebooks/09_compile_fusion.ipynb):
+# choosing `torch.compile`'s arguments, counting the bytes fusion saves, deciding when a
+# compile pays off, counting the operations dynamo captures, and writing code that fuses.
+#
+# Write each answer in place of `raise NotImplementedError`, run the cell, and read the
+# check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("09.3")` shows the
+# next hint for exercise 09.3. Exercises go from warm-up to stretch; each one stands alone.
+# The checks never run inductor (it would take seconds per check): where a compile is
+# needed they use the counting backend.
+
+# %%
+import math
+
+import torch
+
+from torchcourse import check, hint
+
+# %% [markdown]
+# ### 09.1 · The right torch.compile arguments (warm-up)
+#
+# Write `compile_kwargs(goal)` that returns the keyword arguments (a dict) to pass to
+# `torch.compile` for each of these goals:
+#
+# * `"compile one kernel per input size, never a dynamic one"`
+# * `"raise an error instead of splitting the function at a graph break"`
+# * `"cut kernel-launch overhead on a GPU with CUDA graphs"`
+# * `"autotune matrix multiplications, without CUDA graphs"`
+# * `"capture the graph but run it with eager PyTorch, generating no code"`
+#
+# Return only the argument(s) the goal needs, e.g. `{"mode": "..."}`. The check also passes
+# your dict to `torch.compile` to make sure it accepts it.
+
+# %%
+def compile_kwargs(goal):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("09.1", compile_kwargs)
+
+
+# %% [markdown]
+# ### 09.2 · Bytes moved, eager and fused
+#
+# `(a * b + c).sum()` over three tensors of `n` elements, each element `itemsize` bytes.
+# Write `traffic(n, itemsize)` that returns `(eager_bytes, fused_bytes)`: the bytes read
+# plus written to memory by eager PyTorch (one kernel per operation, each intermediate
+# written and read back) and by one fused kernel. Ignore the one-element result of `sum`.
+
+# %%
+def traffic(n, itemsize):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("09.2", traffic)
+
+
+# %% [markdown]
+# ### 09.3 · Break-even number of calls
+#
+# A compiled function's first call takes `t_first` seconds (compile and run); each later
+# call takes `t_compiled`; the eager function takes `t_eager` per call. Write
+# `break_even_calls(t_first, t_eager, t_compiled)` that returns the smallest number of calls
+# `k` (an `int`, at least 1) after which the compiled version's total time is no more than
+# the eager one's, or `None` if compiling never pays off.
+
+# %%
+def break_even_calls(t_first, t_eager, t_compiled):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("09.3", break_even_calls)
+
+
+# %% [markdown]
+# ### 09.4 · Count the operations in the captured graph
+#
+# Write `graph_op_count(fn, x)` that returns how many operations dynamo captures in the
+# graph of `fn` when called on `x`. Use the counting backend
+# `torch._dynamo.testing.CompileCounter` (it compiles nothing, so it is quick).
+
+# %%
+def graph_op_count(fn, x):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("09.4", graph_op_count)
+
+
+# %% [markdown]
+# ### 09.5 · Hit or miss: an integral as one fused expression
+#
+# Points `(x, y)` uniform in the unit square estimate $\int_0^1 e^{-x^2}\,dx \approx 0.7468$
+# as the fraction of points under the curve, $y \le e^{-x^2}$. Write `hit_or_miss(x, y)`
+# that returns that fraction as a 0-d float32 tensor, in one tensor expression (no Python
+# loop, no `.item()`): the form `torch.compile` fuses into a single kernel.
+
+# %%
+def hit_or_miss(x, y):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("09.5", hit_or_miss)
+
+
+# %% [markdown]
+# ### 09.6 · Monte Carlo π in chunks (stretch)
+#
+# Fusion keeps intermediates out of memory. Without a compiler you can bound their size by
+# hand: work through the samples in chunks. Write `pi_chunked(x, y, chunk)` that estimates π
+# from the samples `x, y` (as in the lesson, `4 · fraction with x² + y² ≤ 1`) while never
+# building a temporary tensor longer than `chunk`. Return a 0-d float32 tensor; `n` need not
+# be a multiple of `chunk`.
+
+# %%
+def pi_chunked(x, y, chunk):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("09.6", pi_chunked)
+
+# %% [markdown]
+# **Back to the lesson:** [09 · torch.compile: fusion and overhead](../notebooks/09_compile_fusion.ipynb) ·
+# **Next module:** [10 · Recompilation and dynamic shapes](../notebooks/10_recompilation.ipynb)

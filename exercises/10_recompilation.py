@@ -1,0 +1,139 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 10 · Recompilation and dynamic shapes: exercises
+#
+# Practice for the lesson [10 · Recompilation and dynamic shapes](../notebooks/10_recompilation.ipynb):
+# reading recompile reasons, counting compiles with the counting backend, choosing static
+# or dynamic shapes, the recompile limit, and a backend of your own.
+#
+# Write each answer in place of `raise NotImplementedError`, run the cell, and read the
+# check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("10.3")` shows the
+# next hint for exercise 10.3. Exercises go from warm-up to stretch; each one stands alone.
+# Everything here counts compiles with dynamo's counting backend, so nothing waits for
+# inductor. The checks call `torch.compiler.reset()`, so they also drop any function you
+# compiled in this notebook (it simply compiles again on its next call).
+
+# %%
+import torch
+
+from torchcourse import check, hint
+
+# %% [markdown]
+# ### 10.1 · Read a recompile reason (warm-up)
+#
+# `TORCH_LOGS=recompiles` gives, for each recompile, the guard that failed, e.g.
+# `- 0/0: tensor 'x' dtype mismatch. expected Float, actual Double`. Write
+# `guard_kind(reason)` that returns what changed: `"dtype"`, `"device"`, `"shape"` (size or
+# stride), `"requires_grad"`, or `"value"` (a guard on a Python value, such as
+# `mode == 'relu'`).
+
+# %%
+def guard_kind(reason):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("10.1", guard_kind)
+
+
+# %% [markdown]
+# ### 10.2 · Count the compiles of a scenario
+#
+# Write `count_compiles(fn, calls)` that compiles `fn` with the counting backend
+# (`torch._dynamo.testing.CompileCounter`), calls the compiled function once with each
+# tuple of arguments in `calls`, in order, and returns how many graphs were compiled.
+
+# %%
+def count_compiles(fn, calls):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("10.2", count_compiles)
+
+
+# %% [markdown]
+# ### 10.3 · static, default, dynamic: count them
+#
+# For `f(x) = torch.sin(x) + 1` called once on `torch.ones(n)` for each `n` in `sizes`,
+# write `compiles_by_setting(sizes)` that returns the tuple of compile counts
+# `(with dynamic=False, with dynamic=None, with dynamic=True)`. Measure, do not guess:
+# sizes 0 and 1 hold surprises.
+
+# %%
+def compiles_by_setting(sizes):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("10.3", compiles_by_setting)
+
+
+# %% [markdown]
+# ### 10.4 · One graph for every batch size
+#
+# A model sees batches of varying size but always the same number of features. Write
+# `mark_batch_dynamic(x)` that marks dimension 0 of `x` (the batch) as dynamic, leaves the
+# other dimensions static, and returns `x` itself. The check compiles a function, calls it
+# with your tensor and then with other batch sizes, and counts the graphs.
+
+# %%
+def mark_batch_dynamic(x):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("10.4", mark_batch_dynamic)
+
+
+# %% [markdown]
+# ### 10.5 · Past the recompile limit
+#
+# A function that branches on a string, `x + len(name) if name.startswith("add") else x *
+# len(name)`, is called with `n_names` different names (`"add"`, `"add_"`, `"add__"`, ...).
+# Write `compiles_past_limit(n_names, limit)` that returns how many graphs dynamo compiles
+# when `torch._dynamo.config.recompile_limit` is `limit`. Measure it with the counting
+# backend, and leave the setting as you found it (the check looks).
+
+# %%
+def compiles_past_limit(n_names, limit):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("10.5", compiles_past_limit)
+
+
+# %% [markdown]
+# ### 10.6 · Static or dynamic? Write a backend that tells (stretch)
+#
+# A backend is any function `backend(gm, example_inputs)` that receives the captured graph
+# (a `torch.fx.GraphModule`) and returns a callable to run it. Write `graph_kinds(sizes)`:
+# compile `f(x) = torch.sin(x) + 1` with a backend of your own that records, for every graph
+# it receives, `"static"` or `"dynamic"` (does the graph take a symbolic size?); call it on
+# `torch.ones(n)` for each `n` in `sizes`; return the list of records, in compile order.
+
+# %%
+def graph_kinds(sizes):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("10.6", graph_kinds)
+
+# %% [markdown]
+# **Back to the lesson:** [10 · Recompilation and dynamic shapes](../notebooks/10_recompilation.ipynb) ·
+# **Next module:** [11 · Graph breaks](../notebooks/11_graph_breaks.ipynb)

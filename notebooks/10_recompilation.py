@@ -1,0 +1,416 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 10 · Recompilation and dynamic shapes
+#
+# A compiled function is specialised: the code inductor generated for a float32 vector of
+# 1,000 elements on the CPU assumes exactly that. Before every call, `torch.compile` checks
+# those assumptions (*guards*); when one fails it compiles again. Recompiling costs seconds,
+# so a function that sees a new dtype, device, shape or Python value on every call can be
+# far slower compiled than eager. This notebook counts compiles instead of guessing them,
+# shows what triggers each one, how dynamic shapes stop the shape-driven ones, and what
+# happens when a function recompiles too often.
+#
+# **Objectives.** After this notebook you can:
+# 1. read a function's guards and the reasons `TORCH_LOGS=recompiles` gives for a recompile;
+# 2. predict and count the compiles caused by dtype, device, shape and Python-value changes;
+# 3. use `dynamic=`, `torch._dynamo.mark_dynamic` and `torch.compiler.reset()` deliberately;
+# 4. explain what happens past `recompile_limit`, and find it in the logs.
+#
+# **Prerequisites.** Module 09 (torch.compile: fusion and overhead).
+#
+# **Time.** 35 min teaching, 30 min exercises.
+
+# %% [markdown]
+# ## Counting compiles
+#
+# Inductor takes seconds per compile, but *whether* a call compiles is decided before
+# inductor runs, by TorchDynamo. So to count compiles we use the counting backend from
+# module 09, `compile_counter()`: dynamo traces and guards exactly as usual, and the
+# backend just counts the graphs (`frame_count`) and runs them eagerly. Each experiment
+# starts with `reset()` (`torch.compiler.reset()` plus zeroed counters), so that nothing
+# compiled earlier interferes.
+
+# %%
+import torch
+
+from torchcourse import format_seconds, time_once
+from torchcourse.compiletools import captured_logs, compile_counter, reset
+
+
+def f(x):
+    return torch.sin(x) * 2 + 1
+
+
+def reasons(logs):
+    """The guard failures a `recompiles` log gives as the reason for each recompile."""
+    return [line.split("  #")[0].strip() for line in logs.grep(r"^\s+- \d+/\d+: ")]
+
+
+# %% [markdown]
+# ## Guards: what a compiled function assumes
+#
+# The `guards` log lists every check dynamo installs. The one about the tensor argument
+# says what the compiled code assumes of `x`:
+
+# %%
+reset()
+counter = compile_counter()
+f_c = torch.compile(f, backend=counter)
+with captured_logs(guards=True) as logs:
+    f_c(torch.ones(1000))
+tensor_guard = logs.grep("TENSOR_MATCH")[0]
+print(tensor_guard.split("TENSOR_MATCH: ")[1].split("  #")[0].strip())
+print("compiles:", counter.frame_count)
+
+# %% [markdown]
+# Read it left to right: the argument `L['x']` must be a `Tensor` with this *dispatch key
+# set* (the device: `CPU`, and autograd support for it), dtype `torch.float32`,
+# `requires_grad=False`, size `[1000]` and stride `[1]`. A call that breaks any of these
+# fails the guard, and dynamo compiles again. Calls that keep them reuse the compiled code:
+
+# %%
+for _ in range(5):
+    f_c(torch.randn(1000))
+print("compiles after 5 more calls with new values, same guards:", counter.frame_count)
+
+# %% [markdown]
+# ## A new dtype: one more compile
+#
+# The `recompiles` log (what `TORCH_LOGS=recompiles` prints) says why each recompile
+# happened. We capture it and print just the reasons:
+
+# %%
+reset()
+counter = compile_counter()
+f_c = torch.compile(f, backend=counter)
+with captured_logs(recompiles=True) as logs:
+    for dtype in (torch.float32, torch.float64, torch.float32, torch.float64):
+        f_c(torch.ones(1000, dtype=dtype))
+        print(f"{str(dtype):14s} -> compiles so far: {counter.frame_count}")
+print("\n".join(reasons(logs)))
+
+# %% [markdown]
+# Two compiles for two dtypes: dynamo keeps both versions (a cache per function) and the
+# third and fourth calls find theirs. The reason names the failing guard of the version it
+# tried: `0/0` is frame 0, compiled version 0.
+
+# %% [markdown]
+# ## A new device
+#
+# The device is part of the dispatch key set. Without assuming a GPU, we use the `meta`
+# device (shapes and dtypes, no data); dynamo can trace it on any machine. On a GPU the
+# reason reads the same with `CUDA` in place of `Meta`:
+
+# %%
+reset()
+counter = compile_counter()
+f_c = torch.compile(f, backend=counter)
+with captured_logs(recompiles=True) as logs:
+    f_c(torch.ones(1000))
+    out = f_c(torch.ones(1000, device="meta"))
+print("result on:", out.device, "| compiles:", counter.frame_count)
+print("\n".join(reasons(logs)))
+
+# %% [markdown]
+# ## A new shape, and the dynamic kernel
+#
+# Now square matrices of four sizes, in the order of a published example (scaled down:
+# 2000², 1000², 500², 3000² here instead of 10000², 2000², 500², 20000²):
+
+# %%
+sizes = (2000, 1000, 500, 3000)
+reset()
+counter = compile_counter()
+f_c = torch.compile(f, backend=counter)
+with captured_logs(recompiles=True) as logs:
+    for n in sizes:
+        f_c(torch.ones(n, n))
+        print(f"{n}x{n}: compiles so far {counter.frame_count}")
+print("\n".join(reasons(logs)))
+
+# %% [markdown]
+# Two compiles, not four. The first compile assumes the shape it saw (a *static* graph).
+# When the size changes, dynamo does not compile a second static graph: it marks the
+# dimensions that changed as *dynamic* and compiles a graph that takes the size as an
+# input (this is `automatic_dynamic_shapes`, on by default). That graph serves every later
+# size.
+#
+# What does that mean for the generated code? Compile with inductor this time and keep the
+# `output_code` log of each call. The first kernel has the element count written into its
+# loop; the second receives the sizes as arguments (`ks0`, `ks1`):
+
+# %%
+import re
+
+
+def loop_bound(logs):
+    """The upper bound of the first loop in the generated C++ kernel."""
+    for line in logs.lines:
+        m = re.search(r"for\(int64_t x0=static_cast<int64_t>\(0L\); x0<static_cast<int64_t>\(([^)]+)\);", line)
+        if m:
+            return m.group(1)
+    return None
+
+
+reset()
+f_inductor = torch.compile(f)
+first_call_s, kernel_bounds = {}, {}
+for n in sizes:
+    x = torch.ones(n, n)
+    with captured_logs(output_code=True) as logs:
+        out, first_call_s[n] = time_once(lambda: f_inductor(x))
+    kernel_bounds[n] = loop_bound(logs)
+    print(f"{n}x{n}: result right: {torch.allclose(out, f(x))} | new kernel's loop bound: {kernel_bounds[n]}")
+
+# %% [markdown]
+# `4000000L` is 2000·2000, fixed at compile time. `ks0*ks1` is the product of two sizes
+# passed in at run time. For 500² and 3000² no new code was generated (no kernel, `None`).
+#
+# The time of each call tells the same story. Here are the four calls above and four more
+# that revisit the sizes; the bars that tower over the others are the two compiles (the
+# first one also pays the compiler's one-off start-up in this process, and more if the
+# on-disk cache was cold):
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+import matplotlib.pyplot as plt
+
+sequence = sizes + sizes
+call_s = [first_call_s[n] for n in sizes]
+for n in sizes:
+    x = torch.ones(n, n)
+    call_s.append(time_once(lambda: f_inductor(x))[1])
+for n, t in zip(sequence, call_s):
+    print(f"{n}x{n}: {format_seconds(t)}")
+
+fig, ax = plt.subplots(figsize=(7, 3.2))
+colors = ["tab:red" if b is not None else "tab:blue" for b in kernel_bounds.values()] + ["tab:blue"] * len(sizes)
+ax.bar(range(len(sequence)), call_s, color=colors)
+ax.set_xticks(range(len(sequence)), [f"{n}²" for n in sequence])
+ax.set_yscale("log")
+ax.set(xlabel="call (matrix size), in order", ylabel="time of the call (s, log scale)",
+       title="f(x) = sin(x)·2 + 1, compiled: red bars compiled new code")
+ax.grid(alpha=0.3, axis="y")
+plt.show()
+
+# %% [markdown]
+# Seconds per compile, milliseconds per ordinary call. With `dynamic=False` dynamo would
+# compile a static kernel for every new size instead: four tall bars in the first four
+# calls rather than two. The counting backend confirms it without paying for inductor:
+
+# %%
+for label, kwargs in (("default", {}), ("dynamic=False", {"dynamic": False})):
+    reset()
+    counter = compile_counter()
+    fn = torch.compile(f, backend=counter, **kwargs)
+    for n in sequence:
+        fn(torch.ones(n, n))
+    print(f"{label:14s} {len(sequence)} calls -> {counter.frame_count} compiles")
+
+# %% [markdown]
+# ## Choosing: `dynamic=` and `mark_dynamic`
+#
+# * `dynamic=None` (default): static first, dynamic after a size changes.
+# * `dynamic=False`: always static, one compile per distinct shape.
+# * `dynamic=True`: dynamic from the first compile.
+# * `torch._dynamo.mark_dynamic(x, dim)`: before the first call, mark one dimension of one
+#   input dynamic (e.g. the batch dimension) and leave the rest static.
+#
+# Counted over four vector lengths:
+
+# %%
+lengths = (100, 200, 300, 400)
+settings = {"dynamic=None": {}, "dynamic=False": {"dynamic": False}, "dynamic=True": {"dynamic": True}}
+for label, kwargs in settings.items():
+    reset()
+    counter = compile_counter()
+    fn = torch.compile(f, backend=counter, **kwargs)
+    for n in lengths:
+        fn(torch.ones(n))
+    print(f"{label:28s} compiles: {counter.frame_count}")
+
+reset()
+counter = compile_counter()
+fn = torch.compile(f, backend=counter)
+first = torch.ones(lengths[0])
+torch._dynamo.mark_dynamic(first, 0)
+fn(first)
+for n in lengths[1:]:
+    fn(torch.ones(n))
+print(f"{'mark_dynamic(x, 0), default':28s} compiles: {counter.frame_count}")
+
+# %% [markdown]
+# Sizes 0 and 1 are special: dynamo always specialises them (a size-1 dimension
+# broadcasts, so its code differs), even in a dynamic graph. A size-1 input after the
+# dynamic graph is compiled brings one more static graph:
+
+# %%
+reset()
+counter = compile_counter()
+fn = torch.compile(f, backend=counter, dynamic=True)
+for n in (100, 200, 1):
+    fn(torch.ones(n))
+    print(f"length {n}: compiles so far {counter.frame_count}")
+
+# %% [markdown]
+# ## Python arguments are constants
+#
+# Dynamo traces Python code once per set of guards. A Python argument that decides a branch
+# becomes a constant of the graph, guarded by its value: each branch compiles once, and
+# later calls with a value seen before reuse it.
+
+# %%
+def activation(x, mode):
+    if mode == "relu":
+        return torch.relu(x)
+    return torch.tanh(x)
+
+
+reset()
+counter = compile_counter()
+act = torch.compile(activation, backend=counter)
+with captured_logs(recompiles=True) as logs:
+    for mode in ("relu", "tanh", "relu", "tanh", "relu"):
+        act(torch.randn(100), mode)
+print("5 calls, 2 modes -> compiles:", counter.frame_count)
+print("\n".join(reasons(logs)))
+
+# %% [markdown]
+# Python *numbers* used only in arithmetic behave like sizes: the first value is
+# specialised, the second makes the argument dynamic (a symbolic int or float), and later
+# values reuse that graph:
+
+# %%
+def scale(x, k):
+    return x * k
+
+
+for values in ((2, 3, 4, 5), (0.5, 1.5, 2.5, 3.5)):
+    reset()
+    counter = compile_counter()
+    sc = torch.compile(scale, backend=counter)
+    for k in values:
+        sc(torch.ones(10), k)
+    print(f"{type(values[0]).__name__:5s} values {values} -> compiles: {counter.frame_count}")
+
+# %% [markdown]
+# ## Past the recompile limit
+#
+# Each function may hold at most `torch._dynamo.config.recompile_limit` compiled versions.
+# Beyond that dynamo stops compiling it, logs a warning, and runs the function **eagerly**
+# for inputs that match none of the cached versions. Results stay right; the speed-up is
+# gone, silently unless you read the log. Ten distinct mode strings:
+
+# %%
+def by_name(x, name):
+    return x + len(name) if name.startswith("add") else x * len(name)
+
+
+print("recompile_limit:", torch._dynamo.config.recompile_limit)
+reset()
+counter = compile_counter()
+bn = torch.compile(by_name, backend=counter)
+names = [f"add{'_' * i}" for i in range(10)]
+with captured_logs(recompiles=True) as logs:
+    results_right = all(torch.equal(bn(torch.ones(3), name), by_name(torch.ones(3), name)) for name in names)
+print("10 names -> compiles:", counter.frame_count, "| all results right:", results_right)
+warning = logs.grep("hit config.recompile_limit")
+print("warning:", warning[0].strip() if warning else None)
+print([line.split("  #")[0].strip() for line in logs.grep("last reason:")][0])
+
+# %% [markdown]
+# The limit is per function (per code object), and dynamo counts *every* cached version:
+# a function that legitimately needs many (say, one per dtype × device) can get a higher
+# limit with `torch._dynamo.config.recompile_limit = 16`, ideally for a block only with
+# `torch._dynamo.config.patch(recompile_limit=16)`. For a test that must fail loudly
+# instead, set `torch._dynamo.config.fail_on_recompile_limit_hit = True` (see *Common
+# mistakes*).
+
+# %% [markdown]
+# ## Starting over: `torch.compiler.reset()`
+#
+# `torch.compiler.reset()` drops every compiled version of every function (and dynamo's
+# memory of sizes it has seen), so the next call compiles as if for the first time. Use it
+# between experiments and in tests; in production code you rarely need it.
+
+# %%
+reset()
+counter = compile_counter()
+f_c = torch.compile(f, backend=counter)
+f_c(torch.ones(10))
+f_c(torch.ones(10))
+print("before reset, compiles:", counter.frame_count)
+torch.compiler.reset()
+f_c(torch.ones(10))
+print("after reset, one more call -> compiles:", counter.frame_count)
+
+# %% [markdown]
+# ## Common mistakes
+#
+# **Marking a dimension dynamic, then specialising it.** `mark_dynamic` is a promise that
+# the code works for any size. Branching on that size breaks the promise, and dynamo
+# refuses with a `ConstraintViolationError` that tells you what to do instead. (The
+# `captured_logs()` block only keeps torch's long log of the same error out of the notebook.)
+
+# %% tags=["raises-exception"]
+def first_or_rest(x):
+    if x.shape[0] == 1000:
+        return x + 1
+    return x - 1
+
+
+reset()
+batch = torch.ones(1000)
+torch._dynamo.mark_dynamic(batch, 0)
+with captured_logs():
+    torch.compile(first_or_rest, backend="eager")(batch)
+
+# %% [markdown]
+# Use `torch._dynamo.maybe_mark_dynamic(x, 0)` when specialisation is acceptable, or write
+# the branch with tensor operations (module 11).
+#
+# **Silent eager fallback.** A function that gets a new Python value on every call (a step
+# counter used in an `if`, a string key, a shape you did not expect) recompiles until the
+# limit and then runs eagerly, as shown above. In a test, make that an error:
+
+# %% tags=["raises-exception"]
+reset()
+with torch._dynamo.config.patch(recompile_limit=2, fail_on_recompile_limit_hit=True), captured_logs():
+    bn = torch.compile(by_name, backend="eager")
+    for name in names[:3]:
+        bn(torch.ones(3), name)
+
+# %% [markdown]
+# **Comparing the wrong counter.** `counter.frame_count` counts the graphs *one* backend
+# compiled. Two `torch.compile` wrappers of the same function share dynamo's cache (it lives
+# on the function's code object), so a second wrapper with another backend adds entries
+# that count toward the same limit. Reset between experiments, as this notebook does.
+#
+# ## Key points
+#
+# * Guards check dtype, device (dispatch keys), shape, stride and the Python values the
+#   trace depended on; a failed guard means a recompile, reported by `TORCH_LOGS=recompiles`.
+# * Count compiles with the counting backend (`compile_counter()`), not by guessing.
+# * A second size makes dynamo compile a dynamic kernel (sizes as arguments) that serves
+#   later sizes; `dynamic=False/True` and `mark_dynamic` choose explicitly; sizes 0 and 1
+#   are always specialised.
+# * Python values that steer branches are constants: one compile per value seen.
+# * Past `recompile_limit` (8 by default) the function runs eagerly with a logged warning;
+#   `torch.compiler.reset()` starts over.
+#
+# **Exercises:** [exercises/10_recompilation.ipynb](../exercises/10_recompilation.ipynb) ·
+# **Previous:** [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb) ·
+# **Next:** [11 · Graph breaks](11_graph_breaks.ipynb)

@@ -1,0 +1,175 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 13 · Case study: genetic-algorithm fitness: exercises
+#
+# Exercises for the lesson [13 · Case study: genetic-algorithm fitness](../notebooks/13_case_study_ga.ipynb):
+# fitness functions and the operators of a genetic algorithm, each written for the whole
+# population at once.
+#
+# Write each answer in place of `raise NotImplementedError`, run the cell, and read the
+# check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("13.3")` shows the
+# next hint for exercise 13.3. Exercises go from warm-up to stretch; each one stands alone.
+# No Python loops over individuals: every answer is a few tensor expressions.
+# (The worked answers are in `solutions/`; the notebook in `exercises/` is generated from it
+# with the answers taken out.)
+
+# %%
+import math
+
+import torch
+
+from torchcourse import check, hint
+from torchcourse.workloads import ga
+
+# %% [markdown]
+# ### 13.1 · Gene sums without the int64 copy (warm-up)
+#
+# `population` is an int8 tensor of shape `(N, G)`: N chromosomes of G genes in 1..24.
+# Write `gene_sums(population)` that returns each chromosome's sum as an **int32** tensor
+# of shape `(N,)`, without the 8-byte-per-gene copy that a plain `.sum(dim=1)` makes.
+
+# %%
+def gene_sums(population):
+    ### BEGIN SOLUTION
+    return population.sum(dim=1, dtype=torch.int32)
+    ### END SOLUTION
+
+
+check("13.1", gene_sums)
+
+
+# %% [markdown]
+# ### 13.2 · Feasible points of function 2
+#
+# `points` is a float64 tensor of shape `(N, 3)`, one `(x, y, z)` per row. Write
+# `feasible2_mask(points)` that returns a bool tensor of shape `(N,)`: True where
+# `x ≥ 1, 3 < y ≤ 7, z < 0, x + y + z ≥ 3` and `x² + z² ≤ 10` all hold. The check includes
+# points exactly on each boundary.
+
+# %%
+def feasible2_mask(points):
+    ### BEGIN SOLUTION
+    x, y, z = points.unbind(1)
+    return (x >= 1) & (y > 3) & (y <= 7) & (z < 0) & (x + y + z >= 3) & (x**2 + z**2 <= 10)
+    ### END SOLUTION
+
+
+check("13.2", feasible2_mask)
+
+
+# %% [markdown]
+# ### 13.3 · The cost of function 3
+#
+# Write `fitness3(points)` that returns, for each row `(x, y, z)`, the cost
+# `f = sin x + x² − 2 cos y + y² + z²` where `x ≥ 0, 0 ≤ y ≤ π, z ≤ 5, x + z ≥ 1` and
+# `cos y + z ≥ 0.5` hold, and `+inf` where they do not (float64, shape `(N,)`).
+
+# %%
+def fitness3(points):
+    ### BEGIN SOLUTION
+    x, y, z = points.unbind(1)
+    f = torch.sin(x) + x**2 - 2 * torch.cos(y) + y**2 + z**2
+    ok = (x >= 0) & (y >= 0) & (y <= math.pi) & (z <= 5) & (x + z >= 1) & (torch.cos(y) + z >= 0.5)
+    return torch.where(ok, f, torch.inf)
+    ### END SOLUTION
+
+
+check("13.3", fitness3)
+
+
+# %% [markdown]
+# ### 13.4 · Binary tournaments
+#
+# `cost` has shape `(N,)` (lower is better, `inf` for infeasible individuals) and `pairs`
+# shape `(M, 2)`: each row names two individuals by index. Write `tournament(cost, pairs)`
+# that returns the **index** of each row's winner, shape `(M,)`: the one with the lower
+# cost, the first of the two on a tie.
+
+# %%
+def tournament(cost, pairs):
+    ### BEGIN SOLUTION
+    return torch.where(cost[pairs[:, 0]] <= cost[pairs[:, 1]], pairs[:, 0], pairs[:, 1])
+    ### END SOLUTION
+
+
+check("13.4", tournament)
+
+
+# %% [markdown]
+# ### 13.5 · Mutation without touching the parents
+#
+# Write `mutate(pop, mask, noise)` that returns a new population: `pop + noise` where the
+# bool tensor `mask` is True, `pop` unchanged elsewhere. All three have shape `(N, 3)`.
+# The caller's `pop` must not change.
+
+# %%
+def mutate(pop, mask, noise):
+    ### BEGIN SOLUTION
+    return torch.where(mask, pop + noise, pop)
+    ### END SOLUTION
+
+
+check("13.5", mutate)
+
+
+# %% [markdown]
+# ### 13.6 · The k best individuals
+#
+# Write `best_k(pop, cost, k)` that returns the rows of `pop` with the k lowest costs,
+# best first: shape `(k, 3)`.
+
+# %%
+def best_k(pop, cost, k):
+    ### BEGIN SOLUTION
+    return pop[torch.argsort(cost, stable=True)[:k]]
+    ### END SOLUTION
+
+
+check("13.6", best_k)
+
+
+# %% [markdown]
+# ### 13.7 · One whole generation (stretch)
+#
+# Write `ga_generation(pop, cost, pairs, blend, mutate, noise)` for function 2, the step
+# of the lesson's GA, and return `(children, children's cost)`:
+#
+# 1. parents `a` and `b` win binary tournaments over `pairs[:, 0:2]` and `pairs[:, 2:4]`
+#    (lower cost wins, the first on a tie);
+# 2. `children = blend * pop[a] + (1 − blend) * pop[b]`;
+# 3. add `noise` where `mutate` is True;
+# 4. elitism: row 0 of the children is the best individual of `pop`;
+# 5. the cost is `ga.fitness2_torch(children)`.
+#
+# Shapes: `pop`, `blend`, `mutate`, `noise` are `(N, 3)`, `cost` is `(N,)`, `pairs` is `(N, 4)`.
+
+# %%
+def ga_generation(pop, cost, pairs, blend, mutate, noise):
+    ### BEGIN SOLUTION
+    a = torch.where(cost[pairs[:, 0]] <= cost[pairs[:, 1]], pairs[:, 0], pairs[:, 1])
+    b = torch.where(cost[pairs[:, 2]] <= cost[pairs[:, 3]], pairs[:, 2], pairs[:, 3])
+    children = blend * pop[a] + (1 - blend) * pop[b]
+    children = torch.where(mutate, children + noise, children)
+    children = torch.cat([pop[cost.argmin(dim=0, keepdim=True)], children[1:]])
+    return children, ga.fitness2_torch(children)
+    ### END SOLUTION
+
+
+check("13.7", ga_generation)
+
+# %% [markdown]
+# **Back to the lesson:** [13 · Case study: genetic-algorithm fitness](../notebooks/13_case_study_ga.ipynb) ·
+# **Next module:** [14 · Autograd as a calculus engine](../notebooks/14_autograd_calculus.ipynb)

@@ -1,0 +1,183 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 14 · Autograd as a calculus engine: exercises
+#
+# Exercises for the lesson [14 · Autograd as a calculus engine](../notebooks/14_autograd_calculus.ipynb):
+# derivatives and gradients from autograd, Newton's method, a quadratic penalty, and
+# `torch.func` for batches of points.
+#
+# Write each answer in place of `raise NotImplementedError`, run the cell, and read the
+# check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("14.3")` shows the
+# next hint for exercise 14.3. Exercises go from warm-up to stretch; each one stands alone.
+# The check's inputs are float64, so it compares tightly.
+# (The worked answers are in `solutions/`; the notebook in `exercises/` is generated from it
+# with the answers taken out.)
+
+# %%
+import torch
+from torch.func import grad, hessian, jacrev, vmap
+
+from torchcourse import check, hint
+
+# %% [markdown]
+# ### 14.1 · The derivative at every point (warm-up)
+#
+# `f` is a function that acts element by element (such as `torch.sin`) and `x` a tensor of
+# any shape. Write `derivative(f, x)` that returns `f'(x)` at every element, same shape as
+# `x`, using autograd. Return a plain tensor: one that does not require grad.
+
+# %%
+def derivative(f, x):
+    ### BEGIN SOLUTION
+    x = x.detach().requires_grad_()
+    (d,) = torch.autograd.grad(f(x).sum(), x)
+    return d
+    ### END SOLUTION
+
+
+check("14.1", derivative)
+
+
+# %% [markdown]
+# ### 14.2 · The gradient of function 2 at many points
+#
+# `points` has shape `(N, 3)`, one `(x, y, z)` per row. Write `gradient_f2(points)` that
+# returns the gradient of `f = x² + 2y² + 3z² + 4xy − 5yz` at every row, shape `(N, 3)`.
+
+# %%
+def gradient_f2(points):
+    ### BEGIN SOLUTION
+    points = points.detach().requires_grad_()
+    x, y, z = points.unbind(1)
+    f = x**2 + 2 * y**2 + 3 * z**2 + 4 * x * y - 5 * y * z
+    (g,) = torch.autograd.grad(f.sum(), points)
+    return g
+    ### END SOLUTION
+
+
+check("14.2", gradient_f2)
+
+
+# %% [markdown]
+# ### 14.3 · Newton's method with autograd
+#
+# Write `newton(g, x0, steps)` that solves `g(x) = 0` element by element: starting from the
+# tensor `x0`, take exactly `steps` Newton steps `x ← x − g(x)/g'(x)`, with `g'` from
+# autograd, and return the last iterate as a plain tensor (no graph attached). The check
+# uses cube roots, Kepler's equation and `cos x = x`.
+
+# %%
+def newton(g, x0, steps):
+    ### BEGIN SOLUTION
+    x = x0.detach()
+    for _ in range(steps):
+        x = x.detach().requires_grad_()
+        gx = g(x)
+        (dg,) = torch.autograd.grad(gx.sum(), x)
+        x = (x - gx / dg).detach()
+    return x
+    ### END SOLUTION
+
+
+check("14.3", newton)
+
+
+# %% [markdown]
+# ### 14.4 · A quadratic penalty
+#
+# Write `penalised_f2(points, mu)` that returns, for each row `(x, y, z)` of `points`,
+# `f2 + mu · Σ max(0, c_i)²` over the six constraints of function 2 written as `c_i ≤ 0`:
+# `1 − x`, `3 − y`, `y − 7`, `z`, `3 − x − y − z`, `x² + z² − 10`. Shape `(N,)`.
+
+# %%
+def penalised_f2(points, mu):
+    ### BEGIN SOLUTION
+    x, y, z = points.unbind(1)
+    f = x**2 + 2 * y**2 + 3 * z**2 + 4 * x * y - 5 * y * z
+    c = torch.stack([1 - x, 3 - y, y - 7, z, 3 - x - y - z, x**2 + z**2 - 10], dim=1)
+    return f + mu * (torch.relu(c) ** 2).sum(dim=1)
+    ### END SOLUTION
+
+
+check("14.4", penalised_f2)
+
+
+# %% [markdown]
+# ### 14.5 · One Hessian per point
+#
+# Write `hessians_f3(points)` that returns the Hessian of
+# `f3 = sin x + x² − 2 cos y + y² + z²` at every row of `points`: shape `(N, 3, 3)`. Use
+# `torch.func` rather than working it out by hand.
+
+# %%
+def hessians_f3(points):
+    ### BEGIN SOLUTION
+    def f3(v):
+        x, y, z = v.unbind(-1)
+        return torch.sin(x) + x**2 - 2 * torch.cos(y) + y**2 + z**2
+
+    return vmap(hessian(f3))(points)
+    ### END SOLUTION
+
+
+check("14.5", hessians_f3)
+
+
+# %% [markdown]
+# ### 14.6 · Gradient descent with `torch.func`
+#
+# `f` maps a 1-D tensor to a scalar. Write `gradient_descent(f, x0, lr, steps)` that takes
+# `steps` steps `x ← x − lr · ∇f(x)` from `x0` and returns the last `x`. Leave `x0`
+# unchanged and return a plain tensor.
+
+# %%
+def gradient_descent(f, x0, lr, steps):
+    ### BEGIN SOLUTION
+    df = grad(f)
+    x = x0
+    for _ in range(steps):
+        x = x - lr * df(x)
+    return x
+    ### END SOLUTION
+
+
+check("14.6", gradient_descent)
+
+
+# %% [markdown]
+# ### 14.7 · Jacobians of the polar map (stretch)
+#
+# The polar map sends `(r, θ)` to `(x, y) = (r cos θ, r sin θ)`. `rt` has shape `(N, 2)`,
+# one `(r, θ)` per row. Write `polar_jacobians(rt)` that returns the Jacobian at every row,
+# shape `(N, 2, 2)`: row `i` of each matrix is output `i` (`x`, then `y`), column `j` is
+# input `j` (`r`, then `θ`). (Its determinant is `r`: the `r` in `r dr dθ`.)
+
+# %%
+def polar_jacobians(rt):
+    ### BEGIN SOLUTION
+    def to_xy(p):
+        r, t = p.unbind(-1)
+        return torch.stack([r * torch.cos(t), r * torch.sin(t)])
+
+    return vmap(jacrev(to_xy))(rt)
+    ### END SOLUTION
+
+
+check("14.7", polar_jacobians)
+
+# %% [markdown]
+# **Back to the lesson:** [14 · Autograd as a calculus engine](../notebooks/14_autograd_calculus.ipynb) ·
+# **Next module:** [15 · Distributed tensors](../notebooks/15_distributed_tensors.ipynb)
