@@ -3,6 +3,7 @@
 #   make test   create .venv if missing, install, run every test (nbval over all notebooks + consistency + units)
 #   make notebooks   regenerate exercises/ and execute stale notebooks (python -m torchcourse.build)
 #   make site   static HTML of every notebook in site/ (python -m torchcourse.site)
+#   make bench  the benchmark beside the published figures, into results/ (BENCH_ARGS=--quick: small sizes)
 # Nothing is installed outside .venv; no kernel is registered globally.
 
 SHELL := /bin/bash
@@ -22,10 +23,10 @@ PYTEST := $(PY) -m pytest -p no:cacheprovider --nbval --nbval-current-env \
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: lab test notebooks check-notebooks install browser site clean help
+.PHONY: lab test notebooks check-notebooks install browser site bench clean help
 
 help:
-	@sed -n "1,8p" Makefile
+	@sed -n "1,9p" Makefile
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -55,6 +56,9 @@ test: $(STAMP) browser
 
 notebooks: $(STAMP)
 	$(PY) -m torchcourse.build $(BUILD_ARGS)
+
+bench: $(STAMP)
+	$(PY) -m torchcourse.bench $(BENCH_ARGS)
 
 site: $(STAMP)
 	$(PY) -m torchcourse.site

@@ -1,0 +1,60 @@
+"""`python -m torchcourse.bench --quick`: the outputs' structure, and every variant's result equals its
+baseline's. No timing is asserted: this is a benchmark, not a timed test."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from torchcourse import bench
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    bench.run(quick=True, out=out)
+    return out, json.loads((out / "bench.json").read_text())
+
+
+def test_outputs_are_written(report):
+    out, data = report
+    assert (out / "bench.png").stat().st_size > 10_000
+    md = (out / "bench.md").read_text()
+    assert "| group | variant |" in md and "Limits measured in the same run" in md
+    assert len([line for line in md.splitlines() if line.startswith("| ")]) == len(data["rows"]) + 1
+
+
+def test_limits_and_machine_are_recorded(report):
+    _, data = report
+    assert data["limits"]["cpu_copy_GBps"] > 0 and data["limits"]["cpu_matmul_GFLOPs"] > 0
+    assert {"cpu", "cores", "torch"} <= set(data["machine"])
+
+
+def test_every_headline_workload_is_there(report):
+    _, data = report
+    groups = {r["group"] for r in data["rows"]}
+    assert {"sum", "matmul", "monte carlo pi", "k-means", "ga fitness 1 (sum)", "ga fitness 2", "ga fitness 3"} <= groups
+    variants = {r["variant"] for r in data["rows"] if r["group"] == "k-means"}
+    assert {"NumPy float64", "NumPy float32", "compiled NumPy float64", "compiled NumPy float32"} <= variants
+    assert any(v.startswith("course's best") for v in variants)
+
+
+def test_every_variant_equals_its_baseline(report):
+    _, data = report
+    compared = [r for r in data["rows"] if r["baseline"]]
+    assert compared
+    wrong = [f"{r['group']}: {r['variant']}" for r in compared if r.get("matches_baseline") is not True]
+    assert not wrong, f"results differ from the baseline: {wrong}"
+
+
+def test_rows_carry_their_numbers(report):
+    _, data = report
+    for r in data["rows"]:
+        assert 0 < r["min_s"] <= r["median_s"]
+        if r["baseline"]:
+            assert r["speedup"] > 0
+        if r["compile_s"] is not None:
+            assert "faster_than_eager" in r or not r["eager"]
+        if "GBps" in r:
+            assert r["pct_of_copy_bw"] > 0
