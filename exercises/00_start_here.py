@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 00 of 15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/00_start_here.ipynb) · next: [01 · From data to tensors](01_data_to_tensors.ipynb)
+
 # %% [markdown]
 # # 00 · Start here: exercises
 #
@@ -137,6 +140,6 @@ def count_above(t, threshold):
 
 check("00.7", count_above)
 
-# %% [markdown]
+# %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [00 · Start here](../notebooks/00_start_here.ipynb) ·
-# **Next module:** [01 · From data to tensors](../notebooks/01_data_to_tensors.ipynb)
+# **Next:** [01 · From data to tensors](01_data_to_tensors.ipynb)

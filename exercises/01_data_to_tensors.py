@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 01 of 15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/01_data_to_tensors.ipynb) · previous: [00 · Start here](00_start_here.ipynb) · next: [02 · Storage and views](02_storage_and_views.ipynb)
+
 # %% [markdown]
 # # 01 · From data to tensors: exercises
 #
@@ -183,6 +186,7 @@ def parse_table(lines):
 
 check("01.8", parse_table)
 
-# %% [markdown]
+# %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [01 · From data to tensors](../notebooks/01_data_to_tensors.ipynb) ·
-# **Next module:** [02 · Storage and views](../notebooks/02_storage_and_views.ipynb)
+# **Previous:** [00 · Start here](00_start_here.ipynb) ·
+# **Next:** [02 · Storage and views](02_storage_and_views.ipynb)

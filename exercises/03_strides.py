@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 03 of 15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/03_strides.ipynb) · previous: [02 · Storage and views](02_storage_and_views.ipynb) · next: [04 · Dtypes](04_dtypes.ipynb)
+
 # %% [markdown]
 # # 03 · Strides: exercises
 #
@@ -140,6 +143,7 @@ def blocks(img, b):
 
 check("03.7", blocks)
 
-# %% [markdown]
+# %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [03 · Strides](../notebooks/03_strides.ipynb) ·
-# **Next module:** [04 · Dtypes](../notebooks/04_dtypes.ipynb)
+# **Previous:** [02 · Storage and views](02_storage_and_views.ipynb) ·
+# **Next:** [04 · Dtypes](04_dtypes.ipynb)

@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 05 of 15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/05_vectorisation.ipynb) · previous: [04 · Dtypes](04_dtypes.ipynb) · next: [06 · Linear algebra](06_linear_algebra.ipynb)
+
 # %% [markdown]
 # # 05 · Vectorisation and measuring speed: exercises
 #
@@ -159,6 +162,7 @@ def stable_softmax(x, dim):
 
 check("05.8", stable_softmax)
 
-# %% [markdown]
+# %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [05 · Vectorisation and measuring speed](../notebooks/05_vectorisation.ipynb) ·
-# **Next module:** [06 · Linear algebra](../notebooks/06_linear_algebra.ipynb)
+# **Previous:** [04 · Dtypes](04_dtypes.ipynb) ·
+# **Next:** [06 · Linear algebra](06_linear_algebra.ipynb)

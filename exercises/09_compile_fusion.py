@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 09 of 15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/09_compile_fusion.ipynb) · previous: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb) · next: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb)
+
 # %% [markdown]
 # # 09 · torch.compile: fusion and overhead: exercises
 #
@@ -141,6 +144,7 @@ def pi_chunked(x, y, chunk):
 
 check("09.6", pi_chunked)
 
-# %% [markdown]
+# %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [09 · torch.compile: fusion and overhead](../notebooks/09_compile_fusion.ipynb) ·
-# **Next module:** [10 · Recompilation and dynamic shapes](../notebooks/10_recompilation.ipynb)
+# **Previous:** [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb) ·
+# **Next:** [10 · Recompilation and dynamic shapes](10_recompilation.ipynb)

@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 13 of 15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/13_case_study_ga.ipynb) · previous: [12 · Compiling NumPy code](12_compiling_numpy.ipynb) · next: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)
+
 # %% [markdown]
 # # 13 · Case study: genetic-algorithm fitness: exercises
 #
@@ -154,6 +157,7 @@ def ga_generation(pop, cost, pairs, blend, mutate, noise):
 
 check("13.7", ga_generation)
 
-# %% [markdown]
+# %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [13 · Case study: genetic-algorithm fitness](../notebooks/13_case_study_ga.ipynb) ·
-# **Next module:** [14 · Autograd as a calculus engine](../notebooks/14_autograd_calculus.ipynb)
+# **Previous:** [12 · Compiling NumPy code](12_compiling_numpy.ipynb) ·
+# **Next:** [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)

@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 00 of 15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/00_start_here.ipynb) · next: [01 · From data to tensors](01_data_to_tensors.ipynb)
+
 # %% [markdown]
 # # 00 · Start here
 #
@@ -263,6 +266,7 @@ print(torch.tensor([1, 2, 3]).float().mean())
 # * The preflight (`python -m torchcourse.preflight`) tells what your machine can do.
 # * A tensor has a `shape`, a `dtype` and a `device`; pick the device once, with `pick_device()`.
 # * `check(id, fn)` prints `✓`, a specific `✗`, or `…`; `hint(id)` gives one hint at a time.
-#
+
+# %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/00_start_here.ipynb](../exercises/00_start_here.ipynb) ·
 # **Next:** [01 · From data to tensors](01_data_to_tensors.ipynb)

@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 01 of 15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/01_data_to_tensors.ipynb) · previous: [00 · Start here](00_start_here.ipynb) · next: [02 · Storage and views](02_storage_and_views.ipynb)
+
 # %% [markdown]
 # # 01 · From data to tensors
 #
@@ -428,7 +431,8 @@ print(F.one_hot(torch.tensor([0, 2])).shape, F.one_hot(torch.tensor([0, 2]), num
 # * `size()`, `dim()`, `numel()`; index with integers, slices, `...` and `None`; PyTorch refuses
 #   negative steps, so use `flip`.
 # * A Python float costs 32 bytes in a list, a float32 in a tensor 4: keep numbers unboxed.
-#
+
+# %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/01_data_to_tensors.ipynb](../exercises/01_data_to_tensors.ipynb) ·
 # **Previous:** [00 · Start here](00_start_here.ipynb) ·
 # **Next:** [02 · Storage and views](02_storage_and_views.ipynb)

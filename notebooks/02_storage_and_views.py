@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 02 of 15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/02_storage_and_views.ipynb) · previous: [01 · From data to tensors](01_data_to_tensors.ipynb) · next: [03 · Strides](03_strides.ipynb)
+
 # %% [markdown]
 # # 02 · Storage and views
 #
@@ -334,7 +337,8 @@ grid.add_(torch.arange(6.0).reshape(2, 3))
 #   dtype or device change forces a copy. GPU tensors go through `.cpu()`, tensors that
 #   require grad through `.detach()`.
 # * Ask "same memory?" with `a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()`.
-#
+
+# %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/02_storage_and_views.ipynb](../exercises/02_storage_and_views.ipynb) ·
 # **Previous:** [01 · From data to tensors](01_data_to_tensors.ipynb) ·
 # **Next:** [03 · Strides](03_strides.ipynb)

@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 03 of 15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/03_strides.ipynb) · previous: [02 · Storage and views](02_storage_and_views.ipynb) · next: [04 · Dtypes](04_dtypes.ipynb)
+
 # %% [markdown]
 # # 03 · Strides
 #
@@ -365,7 +368,8 @@ print(storage_index(torch.arange(6.0).as_strided((2, 3), (2, 1))))
 # * `channels_last` is another set of strides for the same NCHW shape.
 # * Reading memory in order is far faster than striding through it; measure before and
 #   after you change a layout.
-#
+
+# %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/03_strides.ipynb](../exercises/03_strides.ipynb) ·
 # **Previous:** [02 · Storage and views](02_storage_and_views.ipynb) ·
 # **Next:** [04 · Dtypes](04_dtypes.ipynb)

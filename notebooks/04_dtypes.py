@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 04 of 15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/04_dtypes.ipynb) · previous: [03 · Strides](03_strides.ipynb) · next: [05 · Vectorisation and measuring speed](05_vectorisation.ipynb)
+
 # %% [markdown]
 # # 04 · Dtypes
 #
@@ -682,7 +685,8 @@ print("widen, clamp, cast:  ", (pixels.int() + 60).clamp(0, 255).to(torch.uint8)
 # * float16 overflows at 65504; bfloat16 has float32's range but 256 + 1 = 256. Accumulate in float32.
 # * `set_float32_matmul_precision("high")` allows TF32 on Ampere+ GPUs; tensors stay float32, and
 #   on the CPU `"high"` changes nothing.
-#
+
+# %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/04_dtypes.ipynb](../exercises/04_dtypes.ipynb) ·
 # **Previous:** [03 · Strides](03_strides.ipynb) ·
 # **Next:** [05 · Vectorisation and measuring speed](05_vectorisation.ipynb)

@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 05 of 15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/05_vectorisation.ipynb) · previous: [04 · Dtypes](04_dtypes.ipynb) · next: [06 · Linear algebra](06_linear_algebra.ipynb)
+
 # %% [markdown]
 # # 05 · Vectorisation and measuring speed
 #
@@ -434,7 +437,8 @@ print(f"first call {format_seconds(first)}, then {later}")
 # * Broadcasting aligns shapes from the right; sizes must match or be 1; nothing is copied.
 # * Reduce with `dim=` (an int or a tuple); `keepdim=True` lets the result broadcast back.
 #   Test on non-square shapes so a wrong `dim` fails loudly.
-#
+
+# %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/05_vectorisation.ipynb](../exercises/05_vectorisation.ipynb) ·
 # **Previous:** [04 · Dtypes](04_dtypes.ipynb) ·
 # **Next:** [06 · Linear algebra](06_linear_algebra.ipynb)

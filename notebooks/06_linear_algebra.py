@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 06 of 15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/06_linear_algebra.ipynb) · previous: [05 · Vectorisation and measuring speed](05_vectorisation.ipynb) · next: [07 · GPU offload](07_gpu_offload.ipynb)
+
 # %% [markdown]
 # # 06 · Linear algebra
 #
@@ -434,10 +437,10 @@ plt.show()
 # per call decides. Float64 reaches at most about half of float32's rate: each number is
 # twice as wide, so one vector instruction works on half as many.
 #
-# On a busy machine, such as the shared one this notebook was built on, the largest sizes
-# come out lower and ragged: one of their calls lasts long enough for the operating system to
-# pause it for other programs, and a wall clock counts the pause. A median far above the min
-# in the table is the sign. Rerun the cell on a quiet machine to see the plateau.
+# On a busy machine the largest sizes come out lower and ragged: one of their calls lasts
+# long enough for the operating system to pause it for other programs, and a wall clock
+# counts the pause. A median far above the min in the table is the sign; rerun the cell when
+# the machine is quiet to see the plateau.
 #
 # The published laptop CPU reached about 110 GFLOP/s, most likely on all its cores. With all
 # threads here (on a busy machine this can be slower, module 05):
@@ -510,7 +513,8 @@ print("A * x has shape", tuple((A * x).shape), "| A @ x has shape", tuple((A @ x
 #   otherwise (complex, unordered). Test `A V = V Λ`, not signs.
 # * A matmul does $2n^3$ FLOPs; GFLOP/s rises with size to the machine's peak. Published: a
 #   laptop CPU at 500x500 in 2.29 ms, its GPU in 108 µs.
-#
+
+# %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/06_linear_algebra.ipynb](../exercises/06_linear_algebra.ipynb) ·
 # **Previous:** [05 · Vectorisation and measuring speed](05_vectorisation.ipynb) ·
 # **Next:** [07 · GPU offload](07_gpu_offload.ipynb)

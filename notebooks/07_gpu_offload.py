@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 07 of 15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/07_gpu_offload.ipynb) · previous: [06 · Linear algebra](06_linear_algebra.ipynb) · next: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb)
+
 # %% [markdown]
 # # 07 · GPU offload
 #
@@ -464,7 +467,8 @@ torch.ones(2, device="meta").numpy()
 # * The GPU wins on large, regular work (a 5000×5000 matmul: 38× on the published laptop).
 #   It loses on tiny operations, Python loops over elements, float64 on consumer cards, and
 #   work dwarfed by its transfers.
-#
+
+# %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/07_gpu_offload.ipynb](../exercises/07_gpu_offload.ipynb) ·
 # **Previous:** [06 · Linear algebra](06_linear_algebra.ipynb) ·
 # **Next:** [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb)

@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 08 of 15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/08_modules_and_buffers.ipynb) · previous: [07 · GPU offload](07_gpu_offload.ipynb) · next: [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb)
+
 # %% [markdown]
 # # 08 · nn.Module as a container for computation
 #
@@ -490,7 +493,8 @@ print("trainable tensors:", len(list(wrong.parameters())),
 #   when the state they derive from is loaded.
 # * Run for results under `torch.inference_mode()`; save `state_dict()` (not the module),
 #   load with `map_location`, and build large modules on `meta` then `assign=True`.
-#
+
+# %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/08_modules_and_buffers.ipynb](../exercises/08_modules_and_buffers.ipynb) ·
 # **Previous:** [07 · GPU offload](07_gpu_offload.ipynb) ·
 # **Next:** [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb)

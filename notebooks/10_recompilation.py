@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 10 of 15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/10_recompilation.ipynb) · previous: [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb) · next: [11 · Graph breaks](11_graph_breaks.ipynb)
+
 # %% [markdown]
 # # 10 · Recompilation and dynamic shapes
 #
@@ -410,7 +413,8 @@ with torch._dynamo.config.patch(recompile_limit=2, fail_on_recompile_limit_hit=T
 # * Python values that steer branches are constants: one compile per value seen.
 # * Past `recompile_limit` (8 by default) the function runs eagerly with a logged warning;
 #   `torch.compiler.reset()` starts over.
-#
+
+# %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/10_recompilation.ipynb](../exercises/10_recompilation.ipynb) ·
 # **Previous:** [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb) ·
 # **Next:** [11 · Graph breaks](11_graph_breaks.ipynb)

@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 11 of 15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/11_graph_breaks.ipynb) · previous: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb) · next: [12 · Compiling NumPy code](12_compiling_numpy.ipynb)
+
 # %% [markdown]
 # # 11 · Graph breaks
 #
@@ -408,7 +411,8 @@ if x > 0.5:
 #   captures `.item()` scalars.
 # * Remove branches with `torch.where` (both sides computed) or `torch.cond` (both branches in
 #   the graph, one runs); keep numbers as 0-d tensors instead of `.item()`.
-#
+
+# %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/11_graph_breaks.ipynb](../exercises/11_graph_breaks.ipynb) ·
 # **Previous:** [10 · Recompilation and dynamic shapes](10_recompilation.ipynb) ·
 # **Next:** [12 · Compiling NumPy code](12_compiling_numpy.ipynb)

@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 12 of 15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/12_compiling_numpy.ipynb) · previous: [11 · Graph breaks](11_graph_breaks.ipynb) · next: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb)
+
 # %% [markdown]
 # # 12 · Compiling NumPy code
 #
@@ -474,7 +477,8 @@ km.assign_best(Xt[:10], torch.zeros(200, 2))
 # * Loops are unrolled: compile the loop body.
 # * Memory-bound code is judged in GB/s against the measured copy bandwidth. Fewer bytes (float32
 #   in, int8 out), no temporaries, and a reused output buffer are what move a kernel toward the line.
-#
+
+# %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/12_compiling_numpy.ipynb](../exercises/12_compiling_numpy.ipynb) ·
 # **Previous:** [11 · Graph breaks](11_graph_breaks.ipynb) ·
 # **Next:** [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb)

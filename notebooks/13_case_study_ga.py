@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 13 of 15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/13_case_study_ga.ipynb) · previous: [12 · Compiling NumPy code](12_compiling_numpy.ipynb) · next: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)
+
 # %% [markdown]
 # # 13 · Case study: genetic-algorithm fitness
 #
@@ -266,11 +269,12 @@ for k, (pts, py, fnp, *_rest) in cases.items():
 # Compiling has more to work with here than in the sum: each fitness is about twenty
 # element-wise operations, and NumPy or eager torch writes every intermediate (`x**2`,
 # `4*x*y`, each comparison) to memory, while the compiled kernel reads each point once and
-# writes one number. On the course's 2-core test machine the compiled variants usually beat
-# NumPy by a factor of two to four, but on a busy machine the margin swings from run to
-# run, so read your own output above. Notice too how slow **eager** torch can be on a
-# small, busy machine, slower than NumPy: twenty parallel kernels, each paying thread
-# start-up and a fresh allocation. Fusion removes exactly that overhead.
+# writes one number. On the course's 2-core test machine, when it is otherwise idle, the
+# compiled variants beat NumPy by a factor of about four to six; on a busy machine the margin
+# swings from run to run, so read your own output above. Eager torch sits in between: it runs
+# each of the twenty element-wise operations as its own parallel kernel, each writing a fresh
+# intermediate to memory, and on a small, busy machine that thread start-up and allocation can
+# even push it behind NumPy. Fusion removes exactly that overhead.
 #
 # On a GPU the published laptop runs the compiled functions in 0.055 s, 3.7 ms and
 # 22.6 ms. The cell below runs them on yours, if there is one:
@@ -430,7 +434,8 @@ ga.fitness2_torch(pts.numpy())
 #   (8x memory). Pass `dtype=` and compile to avoid the copy.
 # * A GA vectorises: tournaments, crossover and mutation are tensor expressions; pass the
 #   random numbers in and keep shapes fixed, and the step compiles once and reproduces exactly.
-#
+
+# %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/13_case_study_ga.ipynb](../exercises/13_case_study_ga.ipynb) ·
 # **Previous:** [12 · Compiling NumPy code](12_compiling_numpy.ipynb) ·
 # **Next:** [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)

@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 14 of 15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/14_autograd_calculus.ipynb) · previous: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb) · next: [15 · Distributed tensors](15_distributed_tensors.ipynb)
+
 # %% [markdown]
 # # 14 · Autograd as a calculus engine
 #
@@ -435,7 +438,8 @@ with torch.inference_mode():
 # * `torch.func` turns derivatives into functions: `vmap(grad(f))` for batched gradients,
 #   `jacrev`, `hessian`. Use `no_grad`/`inference_mode` for work you do not differentiate,
 #   and compile gradient steps that run many times.
-#
+
+# %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/14_autograd_calculus.ipynb](../exercises/14_autograd_calculus.ipynb) ·
 # **Previous:** [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb) ·
 # **Next:** [15 · Distributed tensors](15_distributed_tensors.ipynb)

@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 02 of 15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/02_storage_and_views.ipynb) · previous: [01 · From data to tensors](01_data_to_tensors.ipynb) · next: [03 · Strides](03_strides.ipynb)
+
 # %% [markdown]
 # # 02 · Storage and views: exercises
 #
@@ -156,6 +159,7 @@ def shares_with_first(tensors):
 
 check("02.7", shares_with_first)
 
-# %% [markdown]
+# %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [02 · Storage and views](../notebooks/02_storage_and_views.ipynb) ·
-# **Next module:** [03 · Strides](../notebooks/03_strides.ipynb)
+# **Previous:** [01 · From data to tensors](01_data_to_tensors.ipynb) ·
+# **Next:** [03 · Strides](03_strides.ipynb)

@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 04 of 15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/04_dtypes.ipynb) · previous: [03 · Strides](03_strides.ipynb) · next: [05 · Vectorisation and measuring speed](05_vectorisation.ipynb)
+
 # %% [markdown]
 # # 04 · Dtypes: exercises
 #
@@ -177,6 +180,7 @@ def quadratic_roots(b, c):
 
 check("04.8", quadratic_roots)
 
-# %% [markdown]
+# %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [04 · Dtypes](../notebooks/04_dtypes.ipynb) ·
-# **Next module:** [05 · Vectorisation and measuring speed](../notebooks/05_vectorisation.ipynb)
+# **Previous:** [03 · Strides](03_strides.ipynb) ·
+# **Next:** [05 · Vectorisation and measuring speed](05_vectorisation.ipynb)

@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 06 of 15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/06_linear_algebra.ipynb) · previous: [05 · Vectorisation and measuring speed](05_vectorisation.ipynb) · next: [07 · GPU offload](07_gpu_offload.ipynb)
+
 # %% [markdown]
 # # 06 · Linear algebra: exercises
 #
@@ -181,6 +184,7 @@ def spd_sqrt(S):
 
 check("06.9", spd_sqrt)
 
-# %% [markdown]
+# %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [06 · Linear algebra](../notebooks/06_linear_algebra.ipynb) ·
-# **Next module:** [07 · GPU offload](../notebooks/07_gpu_offload.ipynb)
+# **Previous:** [05 · Vectorisation and measuring speed](05_vectorisation.ipynb) ·
+# **Next:** [07 · GPU offload](07_gpu_offload.ipynb)

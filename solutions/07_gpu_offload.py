@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 07 of 15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/07_gpu_offload.ipynb) · previous: [06 · Linear algebra](06_linear_algebra.ipynb) · next: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb)
+
 # %% [markdown]
 # # 07 · GPU offload: exercises
 #
@@ -155,6 +158,7 @@ def pack(tensors):
 
 check("07.7", pack)
 
-# %% [markdown]
+# %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [07 · GPU offload](../notebooks/07_gpu_offload.ipynb) ·
-# **Next module:** [08 · nn.Module as a container for computation](../notebooks/08_modules_and_buffers.ipynb)
+# **Previous:** [06 · Linear algebra](06_linear_algebra.ipynb) ·
+# **Next:** [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb)

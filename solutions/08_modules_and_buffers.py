@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 08 of 15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/08_modules_and_buffers.ipynb) · previous: [07 · GPU offload](07_gpu_offload.ipynb) · next: [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb)
+
 # %% [markdown]
 # # 08 · nn.Module as a container for computation: exercises
 #
@@ -178,6 +181,7 @@ def inspect_lazy(A, x):
 
 check("08.6", inspect_lazy)
 
-# %% [markdown]
+# %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [08 · nn.Module as a container for computation](../notebooks/08_modules_and_buffers.ipynb) ·
-# **Next module:** [09 · torch.compile: fusion and overhead](../notebooks/09_compile_fusion.ipynb)
+# **Previous:** [07 · GPU offload](07_gpu_offload.ipynb) ·
+# **Next:** [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb)

@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 10 of 15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/10_recompilation.ipynb) · previous: [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb) · next: [11 · Graph breaks](11_graph_breaks.ipynb)
+
 # %% [markdown]
 # # 10 · Recompilation and dynamic shapes: exercises
 #
@@ -197,6 +200,7 @@ def graph_kinds(sizes):
 
 check("10.6", graph_kinds)
 
-# %% [markdown]
+# %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [10 · Recompilation and dynamic shapes](../notebooks/10_recompilation.ipynb) ·
-# **Next module:** [11 · Graph breaks](../notebooks/11_graph_breaks.ipynb)
+# **Previous:** [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb) ·
+# **Next:** [11 · Graph breaks](11_graph_breaks.ipynb)

@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 11 of 15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/11_graph_breaks.ipynb) · previous: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb) · next: [12 · Compiling NumPy code](12_compiling_numpy.ipynb)
+
 # %% [markdown]
 # # 11 · Graph breaks: exercises
 #
@@ -177,6 +180,7 @@ def huber(x, delta):
 
 check("11.6", one_graph(huber))
 
-# %% [markdown]
+# %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [11 · Graph breaks](../notebooks/11_graph_breaks.ipynb) ·
-# **Next module:** [12 · Compiling NumPy code](../notebooks/12_compiling_numpy.ipynb)
+# **Previous:** [10 · Recompilation and dynamic shapes](10_recompilation.ipynb) ·
+# **Next:** [12 · Compiling NumPy code](12_compiling_numpy.ipynb)

@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 12 of 15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/12_compiling_numpy.ipynb) · previous: [11 · Graph breaks](11_graph_breaks.ipynb) · next: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb)
+
 # %% [markdown]
 # # 12 · Compiling NumPy code: exercises
 #
@@ -150,6 +153,7 @@ def assign_into(out, X, means):
 
 check("12.6", assign_into)
 
-# %% [markdown]
+# %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [12 · Compiling NumPy code](../notebooks/12_compiling_numpy.ipynb) ·
-# **Next module:** [13 · Case study: genetic-algorithm fitness](../notebooks/13_case_study_ga.ipynb)
+# **Previous:** [11 · Graph breaks](11_graph_breaks.ipynb) ·
+# **Next:** [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb)

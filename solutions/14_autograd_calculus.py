@@ -12,6 +12,9 @@
 #     name: python3
 # ---
 
+# %% [markdown] tags=["course-nav"]
+# *Module 14 of 15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/14_autograd_calculus.ipynb) · previous: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb) · next: [15 · Distributed tensors](15_distributed_tensors.ipynb)
+
 # %% [markdown]
 # # 14 · Autograd as a calculus engine: exercises
 #
@@ -178,6 +181,7 @@ def polar_jacobians(rt):
 
 check("14.7", polar_jacobians)
 
-# %% [markdown]
+# %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [14 · Autograd as a calculus engine](../notebooks/14_autograd_calculus.ipynb) ·
-# **Next module:** [15 · Distributed tensors](../notebooks/15_distributed_tensors.ipynb)
+# **Previous:** [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb) ·
+# **Next:** [15 · Distributed tensors](15_distributed_tensors.ipynb)

@@ -125,6 +125,20 @@ def execute(py: Path) -> tuple[Path, float, str | None]:
     return py, seconds, None
 
 
+def write_navigation(check: bool) -> list[str]:
+    """Refresh the generated previous/next cells of every lesson and solutions source."""
+    from .navigation import apply
+
+    problems = []
+    for py in [p for folder in ("notebooks", "solutions") for p in sorted((ROOT / folder).glob("*.py"))]:
+        if apply(py, write=not check):
+            if check:
+                problems.append(f"{py.relative_to(ROOT)}: navigation cells are out of date")
+            else:
+                print(f"navigation updated in {py.relative_to(ROOT)}")
+    return problems
+
+
 def write_exercises(check: bool) -> list[str]:
     """Regenerate ``exercises/*.py``; in check mode only report differences."""
     problems = []
@@ -151,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", "-j", type=int, default=1, help="notebooks executed at once (default 1: timings stay clean)")
     args = parser.parse_args(argv)
 
-    problems = write_exercises(args.check)
+    problems = write_navigation(args.check)
+    problems += write_exercises(args.check)
     if args.paths:
         chosen = []
         for p in args.paths:

@@ -1,0 +1,411 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] tags=["course-nav"]
+# *Module 15 of 15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/15_distributed_tensors.ipynb) · previous: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)
+
+# %% [markdown]
+# # 15 · Distributed tensors
+#
+# One process has one memory and one device. When a matrix no longer fits, or one GPU is
+# too slow, you split the work over several processes, on one machine or on many, and
+# they exchange data with *collectives*: all-reduce, all-gather, reduce-scatter,
+# broadcast. `torch.distributed` provides them, and `DTensor` builds on them: a tensor
+# whose pieces live on different processes, which you use like an ordinary tensor while
+# PyTorch inserts the communication. In this notebook you start real processes on your
+# machine with `torchrun`, on the CPU with the `gloo` back end, and check every
+# distributed result against the one-process answer.
+#
+# **Objectives.** After this notebook you can:
+# 1. launch a script on several processes with `torchrun` and read each rank's output;
+# 2. say what `all_reduce`, `all_gather`, `reduce_scatter` and `broadcast` leave on each rank;
+# 3. shard a matrix by rows or columns with `distribute_tensor`, `Shard` and `Replicate`
+#    on a `DeviceMesh`, and predict each rank's local shape;
+# 4. run a distributed matmul and reduction, say which collective each needs, and check the result;
+# 5. explain what changes when the same script runs on several machines with GPUs.
+#
+# **Prerequisites.** Tensors, shapes and `torch.chunk` (modules 01-03), matrix products.
+#
+# **Time.** 35 min teaching, 30 min exercises.
+
+# %% [markdown]
+# ## Processes, ranks and a process group
+#
+# A distributed job is several copies of the *same script*, each a separate operating-system
+# process with its own memory. Each copy has a **rank** (0, 1, ..., world size - 1) and
+# decides what to do from it. The processes join a **process group**, which needs a
+# **back end** to move bytes: `gloo` runs on CPUs (TCP, even between machines), `nccl`
+# moves GPU memory between NVIDIA GPUs.
+#
+# `torchrun` (also spelled `python -m torch.distributed.run`) starts the copies and tells
+# each one who it is through environment variables: `RANK`, `WORLD_SIZE`, `LOCAL_RANK`,
+# `MASTER_ADDR`, `MASTER_PORT`. `dist.init_process_group("gloo")` reads them.
+#
+# A notebook is a single process, so the course writes the script text to a temporary
+# directory and runs torchrun on it: `torchcourse.distributed.run_script(source, nproc)`.
+# It prints each rank's output **in rank order** (the ranks run at the same time, so their
+# prints would otherwise interleave differently on every run), turns a failing or stuck
+# rank into one clear error, and never leaves a process running behind the notebook.
+#
+# It also sets `OMP_NUM_THREADS=1` in every rank. Each process would otherwise start as
+# many compute threads as the machine has cores: 4 ranks × 2 threads on a 2-core machine
+# fight for the cores and run slower than one process. One thread per rank matches ranks
+# to cores (torchrun itself sets 1 and prints a warning when you do not choose).
+
+# %% [markdown]
+# ## Collectives
+#
+# The script below gives every rank a small tensor built from its rank, then calls the four
+# most used collectives. Each one is called by **every** rank: a collective that only some
+# ranks enter waits forever for the others.
+
+# %%
+COLLECTIVES = r'''
+import torch
+import torch.distributed as dist
+
+dist.init_process_group("gloo")           # reads RANK, WORLD_SIZE, MASTER_ADDR/PORT from torchrun
+rank, world = dist.get_rank(), dist.get_world_size()
+print(f"rank {rank} of {world}, compute threads: {torch.get_num_threads()}")
+
+x = torch.tensor([rank + 1.0, 10.0 * (rank + 1)])      # this rank's own data
+print("mine:          ", x.tolist())
+
+y = x.clone()
+dist.all_reduce(y, op=dist.ReduceOp.SUM)                # in place: every rank gets the sum
+print("all_reduce:    ", y.tolist())
+
+parts = [torch.empty_like(x) for _ in range(world)]
+dist.all_gather(parts, x)                               # every rank gets every rank's x
+print("all_gather:    ", torch.cat(parts).tolist())
+
+big = torch.arange(2.0 * world) + 100 * rank            # two numbers per rank
+out = torch.empty(2)
+dist.reduce_scatter(out, list(big.chunk(world)))        # sum over ranks; rank r keeps chunk r
+print("rs_input:      ", big.tolist())
+print("reduce_scatter:", out.tolist())
+
+b = x.clone()
+dist.broadcast(b, src=0)                                # everyone gets rank 0's tensor
+print("broadcast:     ", b.tolist())
+
+dist.barrier()                                          # wait for every rank, then tear down
+dist.destroy_process_group()
+'''
+
+# %% [markdown]
+# Launch it on two processes. The launch takes a few seconds: each rank imports torch and
+# the ranks meet at a rendezvous before the first line of real work.
+
+# %%
+from torchcourse.distributed import run_script
+
+collectives = run_script(COLLECTIVES, nproc=2)
+collectives.print_ranks()
+
+# %% [markdown]
+# Read it rank by rank: both ranks hold the same `all_reduce` sum and the same `all_gather`
+# list, while `reduce_scatter` left each rank a *different* piece of the sum. The launch
+# time is machine-dependent, so it sits in an unchecked cell; almost all of it is start-up,
+# not the four collectives.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+print(f"2-process launch: {collectives.seconds:.1f} s, start-up included")
+
+# %% [markdown]
+# The same results in a picture, drawn from what the ranks printed: each rank's data
+# before (left) and after (right) each collective.
+
+# %%
+import ast
+import re
+
+import matplotlib.pyplot as plt
+import torch
+
+
+def parse(text):
+    """{name: list} from lines such as 'all_reduce:     [3.0, 30.0]'."""
+    found = re.findall(r"^(\w+):\s+(\[.*\])$", text, flags=re.MULTILINE)
+    return {name: ast.literal_eval(values) for name, values in found}
+
+
+ranks = [parse(collectives.stdout[r]) for r in sorted(collectives.stdout)]
+panels = [("all_reduce", "mine"), ("all_gather", "mine"), ("reduce_scatter", "rs_input"), ("broadcast", "mine")]
+
+
+def fmt(values):
+    return "[" + ", ".join(f"{v:g}" for v in values) + "]"
+
+
+what = {"all_reduce": "everyone gets the sum", "all_gather": "everyone gets everything",
+        "reduce_scatter": "rank r gets piece r of the sum", "broadcast": "everyone gets rank 0's data"}
+fig, ax = plt.subplots(figsize=(13, 4.2))
+for row, (op, before) in enumerate(panels):
+    yy = len(panels) - 1 - row
+    ax.text(0.0, yy + 0.18, op, fontsize=11, weight="bold", va="center")
+    ax.text(0.0, yy - 0.18, what[op], fontsize=8.5, va="center", color="0.35")
+    for r, data in enumerate(ranks):
+        x0 = 0.27 + r * 0.4
+        ax.text(x0 - 0.01, yy, f"rank {r}", ha="right", va="center", fontsize=9)
+        ax.text(x0, yy, fmt(data[before]), va="center", fontsize=9, family="monospace",
+                bbox={"boxstyle": "round", "fc": "#56B4E9", "alpha": 0.35})
+        ax.annotate("", xy=(x0 + 0.21, yy), xytext=(x0 + 0.178, yy), arrowprops={"arrowstyle": "->"})
+        ax.text(x0 + 0.22, yy, fmt(data[op]), va="center", fontsize=9, family="monospace",
+                bbox={"boxstyle": "round", "fc": "#E69F00", "alpha": 0.35})
+ax.set(xlim=(0, 1.03), ylim=(-0.6, len(panels) - 0.4))
+ax.axis("off")
+ax.set_title("Each rank's data before (blue) and after (orange) a collective, 2 processes")
+plt.show()
+
+# %% [markdown]
+# Each of these is one line of ordinary tensor code when all the data sits in one process.
+# That is how you test a distributed program: compute the same thing in one process and
+# compare. The exercises ask you to write these simulations yourself.
+
+# %%
+mine = [torch.tensor(d["mine"]) for d in ranks]
+rs_in = [torch.tensor(d["rs_input"]) for d in ranks]
+print("all_reduce     == sum of all ranks:       ",
+      all(torch.equal(torch.tensor(d["all_reduce"]), torch.stack(mine).sum(0)) for d in ranks))
+print("all_gather     == all ranks concatenated: ",
+      all(torch.equal(torch.tensor(d["all_gather"]), torch.cat(mine)) for d in ranks))
+print("reduce_scatter == chunk r of the sum:     ",
+      all(torch.equal(torch.tensor(d["reduce_scatter"]), torch.stack(rs_in).sum(0).chunk(len(ranks))[r])
+          for r, d in enumerate(ranks)))
+print("broadcast      == rank 0's data:          ", all(torch.equal(torch.tensor(d["broadcast"]), mine[0]) for d in ranks))
+
+# %% [markdown]
+# ## DTensor: one tensor, its pieces on several ranks
+#
+# Calling collectives by hand is error-prone. `torch.distributed.tensor` offers `DTensor`:
+# a tensor *spread over a `DeviceMesh`* (a grid of ranks, here one row of them) with one
+# **placement** per mesh dimension:
+#
+# | placement | each rank holds |
+# |---|---|
+# | `Shard(0)` | a block of rows (split like `torch.chunk`) |
+# | `Shard(1)` | a block of columns |
+# | `Replicate()` | the whole tensor |
+# | `Partial()` | a full-size tensor whose *sum over ranks* is the value (a pending all-reduce) |
+#
+# `distribute_tensor(t, mesh, [Shard(0)])` cuts `t` up (it takes the data from rank 0 and
+# scatters it). `dt.to_local()` is this rank's piece, an ordinary tensor;
+# `dt.full_tensor()` gathers the whole value on every rank. Operations on DTensors run on
+# the local pieces and insert collectives only where needed. `CommDebugMode` counts which
+# collectives an operation ran, so you can see that for yourself.
+#
+# The script builds `W` (9×5) and `x` (5×3) from the same seed on every rank, so each rank
+# can also compute the one-process answer and compare.
+
+# %%
+DTENSOR = r'''
+import torch
+import torch.distributed as dist
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.tensor import Replicate, Shard, distribute_tensor
+from torch.distributed.tensor.debug import CommDebugMode
+
+dist.init_process_group("gloo")
+rank, world = dist.get_rank(), dist.get_world_size()
+mesh = init_device_mesh("cpu", (world,))                 # one row of `world` ranks
+
+
+def comms(mode):
+    """Which collectives ran, e.g. {'all_reduce': 1}."""
+    return {str(op).split(".")[-1]: n for op, n in mode.get_comm_counts().items()}
+
+
+torch.manual_seed(0)                                     # same W and x on every rank
+W, x = torch.randn(9, 5), torch.randn(5, 3)
+
+W_rows = distribute_tensor(W, mesh, [Shard(0)])          # rank r keeps a block of rows
+W_cols = distribute_tensor(W, mesh, [Shard(1)])          # rank r keeps a block of columns
+x_rep = distribute_tensor(x, mesh, [Replicate()])
+x_rows = distribute_tensor(x, mesh, [Shard(0)])
+print("W", tuple(W_rows.shape), "| local by rows", tuple(W_rows.to_local().shape),
+      "| local by columns", tuple(W_cols.to_local().shape))
+
+with CommDebugMode() as mode:
+    y = W_rows @ x_rep                                   # each rank: its rows of W @ all of x
+print("rows @ replicated:", y.placements, "local", tuple(y.to_local().shape), "comms", comms(mode))
+with CommDebugMode() as mode:
+    full = y.full_tensor()                               # every rank gets all 9 rows
+print("  full_tensor:", comms(mode), "allclose:", torch.allclose(full, W @ x))
+
+with CommDebugMode() as mode:
+    y2 = W_cols @ x_rows                                 # each rank: a full-size partial product
+print("cols @ rows:      ", y2.placements, "local", tuple(y2.to_local().shape), "comms", comms(mode))
+with CommDebugMode() as mode:
+    full2 = y2.full_tensor()                             # the pending sum: one all-reduce
+print("  full_tensor:", comms(mode), "allclose:", torch.allclose(full2, W @ x, atol=1e-6))
+
+with CommDebugMode() as mode:
+    total, row_sums = W_rows.sum(), W_rows.sum(dim=1)    # reductions on the local rows
+print("sum():", total.placements, "| sum(dim=1):", row_sums.placements, "| comms", comms(mode))
+print("  allclose:", torch.allclose(total.full_tensor(), W.sum()),
+      torch.allclose(row_sums.full_tensor(), W.sum(dim=1)))
+dist.barrier()                  # every rank done before any tears down (see "Common mistakes")
+dist.destroy_process_group()
+'''
+
+dtensor2 = run_script(DTENSOR, nproc=2)
+dtensor2.print_ranks()
+
+# %% [markdown]
+# What to read in it:
+#
+# * **Sharding by rows**: 9 rows over 2 ranks is 5 + 4 (`torch.chunk` rounds the block size
+#   up); by columns, 5 columns become 3 + 2.
+# * **Row-sharded matmul**: `W_rows @ x_rep` ran *no* collective: each rank owns whole rows of
+#   `W` and all of `x`, so it computes its rows of the product alone. The result stays
+#   sharded by rows; only `full_tensor()` communicates (an all-gather).
+# * **Column-sharded matmul**: each rank multiplies its columns of `W` by its rows of `x`,
+#   which gives a *full-size* 9×3 matrix that is only part of the sum: placement
+#   `Partial(sum)`. Turning it into the value costs an all-reduce.
+# * **Reductions**: `sum()` over everything is `Partial` too (each rank summed its rows),
+#   while `sum(dim=1)` sums within rows and stays `Shard(0)`; neither communicated yet.
+# * Every `allclose: True` compares with `W @ x` or `W.sum()` computed in one process.
+
+# %% [markdown]
+# ## The same script on 4 processes
+#
+# Nothing in the script names the number of processes, so it runs unchanged on 4. Now the
+# sizes no longer divide evenly: 9 rows in chunks of 3 leave **rank 3 with no rows at all**,
+# and 5 columns in chunks of 2 give 2, 2, 1, 0. Empty shards are legal and every result
+# still matches.
+
+# %%
+dtensor4 = run_script(DTENSOR, nproc=4)
+dtensor4.print_ranks()
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+print(f"2 processes: {dtensor2.seconds:.1f} s, 4 processes: {dtensor4.seconds:.1f} s (start-up included)")
+
+# %% [markdown]
+# On this tiny 9×5 matrix, more ranks only cost more: start-up and messages dominate, and
+# 4 ranks share 2 cores on the course's test machine. Sharding pays when the tensor is too
+# big for one process's memory or the work per rank is large next to the bytes exchanged.
+# A ring all-reduce sends about 2(p-1)/p times the tensor's size per rank (exercise 15.6),
+# so its cost barely grows with the number of ranks p.
+#
+# The links decide what a byte costs. For scale, from NVIDIA's specifications: an H100 GPU
+# has 900 GB/s of NVLink bandwidth to the other GPUs of its machine (both directions
+# together), while an NDR InfiniBand port between machines carries 400 Gb/s, that is 50 GB/s.
+# A distributed design counts bytes moved as carefully as FLOPs.
+
+# %% [markdown]
+# ## Across machines, on GPUs
+#
+# The script above is already a multi-machine script. To run it on 2 machines with 8 GPUs
+# each you start the *same* command on both (do not run it here):
+#
+# ```
+# # on every machine, with a rendezvous server on host A:
+# torchrun --nnodes 2 --nproc-per-node 8 --rdzv-backend c10d --rdzv-endpoint hostA:29500 \
+#          --rdzv-id job42 script.py
+# # or with a fixed layout: --node-rank 0 on host A, --node-rank 1 on host B,
+# #   plus --master-addr hostA --master-port 29500
+# ```
+#
+# torchrun on each machine starts 8 processes; the rendezvous gives them ranks 0-15
+# (`RANK`), while `LOCAL_RANK` (0-7) says which GPU of *this* machine a process owns. What
+# changes in the script:
+#
+# * the back end: `dist.init_process_group("nccl")` (or no argument: gloo for CPU tensors,
+#   nccl for CUDA ones), and `torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))` first;
+# * the mesh: `init_device_mesh("cuda", (2, 8), mesh_dim_names=("node", "gpu"))`: a 2-D mesh
+#   lets you shard over the fast links inside a machine and replicate across the slower network;
+# * the cost model: NVLink inside a machine, InfiniBand or Ethernet between machines, each much
+#   slower than the one before. Nothing else: placements, `distribute_tensor`, `full_tensor`
+#   and the checks against the one-process result stay the same.
+#
+# Every machine must reach host A's port, run the same code and library versions, and see
+# the same data (or the same seed).
+
+# %% [markdown]
+# ## Common mistakes
+#
+# **Calling a collective in a process that never joined a group.** In the notebook's own
+# process there is no process group, and PyTorch says so:
+
+# %% tags=["raises-exception"]
+import torch.distributed as dist
+
+dist.all_reduce(torch.ones(2))
+
+# %% [markdown]
+# **One rank fails.** Here rank 1 raises while rank 0 waits in `all_reduce` for it. Without
+# care that rank 0 would wait forever; torchrun notices the dead rank and stops the others,
+# and `run_script` turns the logs into one line naming the rank and its error. Rank 0's own
+# complaint ("Connection closed by peer") is only a consequence, so it is not what the error
+# names. A rank that hangs instead (a collective the others never enter) is stopped by the
+# `timeout=` of `run_script` with an error that says so; either way no process is left behind.
+
+# %% tags=["raises-exception"]
+FAILING = r'''
+import torch
+import torch.distributed as dist
+
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+x = torch.ones(3)
+if rank == 1:
+    raise ValueError(f"rank {rank} could not load its part of the data")
+dist.all_reduce(x)                          # rank 0 waits here for a rank that died
+dist.destroy_process_group()
+'''
+run_script(FAILING, nproc=2, timeout=60)
+
+# %% [markdown]
+# The whole output of each rank is still there for you to read, in the exception's
+# `.result` (`.stdout[rank]`, `.stderr[rank]`, `.launcher`), or call
+# `run_script(..., check=False)` and test `result.ok` yourself.
+#
+# Other mistakes to recognise:
+#
+# * **A collective or `full_tensor()` inside `if rank == 0:`**: the other ranks never join, and
+#   rank 0 waits until the time-out. Every rank calls every collective, in the same order.
+# * **Different data per rank when it should be the same**: seed (or load) identically on every
+#   rank, or let `distribute_tensor` send rank 0's data, as above.
+# * **Tearing down while a peer still communicates**: a rank that reaches
+#   `destroy_process_group()` and exits while another rank's collective is still in flight can
+#   die at exit with `terminate called without an active exception` (exit code -6, SIGABRT),
+#   after printing correct results. While writing this lesson, the 4-process DTensor script
+#   did so about one launch in five; with `dist.barrier()` before `destroy_process_group()`
+#   (as in both scripts above) it did not happen again.
+# * **Oversubscribed cores**: N ranks each with all cores' worth of threads; set
+#   `OMP_NUM_THREADS` (cores / ranks).
+
+# %% [markdown]
+# ## Key points
+#
+# * A distributed job is N copies of one script; each learns its `RANK` and `WORLD_SIZE` from
+#   `torchrun`, and joins a process group (`gloo` on CPUs, `nccl` on NVIDIA GPUs).
+# * Collectives are called by every rank: `all_reduce` (everyone gets the sum), `all_gather`
+#   (everyone gets everything), `reduce_scatter` (everyone gets one piece of the sum),
+#   `broadcast` (everyone gets one rank's data).
+# * A `DTensor` is a tensor with placements on a `DeviceMesh`: `Shard(d)` splits like
+#   `torch.chunk` (uneven, possibly empty pieces), `Replicate()` copies, `Partial()` is a
+#   pending sum; operations insert collectives only when the placements require them.
+# * Check every distributed result against the one-process answer (`allclose: True`),
+#   printed in rank order.
+# * The same script runs across machines: change the launch command, the back end and the
+#   mesh's device, not the maths.
+
+# %% [markdown] tags=["course-nav"]
+# **Exercises:** [exercises/15_distributed_tensors.ipynb](../exercises/15_distributed_tensors.ipynb) ·
+# **Previous:** [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)
