@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
 import time
 from pathlib import Path
@@ -22,6 +23,12 @@ from torchcourse.distributed import TAG, LaunchError, run_script
 from torchcourse.exercises import m15
 
 LESSON = Path(__file__).resolve().parents[1] / "notebooks" / "15_distributed_tensors.py"
+
+# Every process this test module launches inherits this marker, so the leftover check below
+# looks only at launches from this test session, not at a notebook's launches running
+# at the same time on another pytest worker.
+SESSION = f"pytest-{os.getpid()}"
+os.environ["TORCHCOURSE_TEST_SESSION"] = SESSION
 
 
 def lesson_script(name: str) -> str:
@@ -47,7 +54,7 @@ def leftovers() -> list[str]:
             cmd = " ".join(proc.cmdline())
         except psutil.Error:
             continue
-        if TAG in env or "torchcourse_launch_" in cmd:
+        if (TAG in env or "torchcourse_launch_" in cmd) and env.get("TORCHCOURSE_TEST_SESSION") == SESSION:
             found.append(f"tagged {proc.pid}: {cmd[:120]}")
     return found
 

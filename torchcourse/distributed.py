@@ -31,7 +31,8 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -178,6 +179,34 @@ def run_script(
     the result is returned and ``result.ok`` says how it went. Either way, no process
     of the launch survives this call.
     """
+    with _one_launch_at_a_time():
+        return _run(source, nproc, timeout, args, env, check, threads)
+
+
+@contextmanager
+def _one_launch_at_a_time() -> Iterator[None]:
+    """Serialise launches across processes on this machine (a lock file in the temp folder).
+
+    ``torchrun --standalone`` picks a free port, releases it and binds it again later: two
+    launches started at the same moment (a notebook and a test, say) can pick the same port
+    and join each other's rendezvous, which ends in aborted ranks. One launch at a time
+    removes the race; each launch lasts seconds.
+    """
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock; launches there are not run concurrently by the course
+        yield
+        return
+    with open(Path(tempfile.gettempdir()) / "torchcourse-launch.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _run(source: str, nproc: int, timeout: float, args: Sequence[str], env: Mapping[str, str] | None,
+         check: bool, threads: int) -> LaunchResult:
     tag = uuid.uuid4().hex
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="torchcourse_launch_") as tmp:

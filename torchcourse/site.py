@@ -54,7 +54,8 @@ def nav_bar(modules: list[Module], index: int, folder: str) -> str:
 
 
 def _rewrite_links(page: str) -> str:
-    """Point notebook links at the rendered pages."""
+    """Point notebook links at the rendered pages, and README links at the contents page."""
+    page = re.sub(r'href="(?:\.\./)?README\.md(#[^"]*)?"', 'href="../index.html"', page)
     return re.sub(r'href="([^"#:]+?)\.ipynb(#[^"]*)?"', lambda m: f'href="{m.group(1)}.html{m.group(2) or ""}"', page)
 
 
