@@ -103,6 +103,9 @@ def derive(records: list[dict[str, Any]], lim: dict[str, float]) -> None:
             r["pct_of_copy_bw"] = 100 * r["GBps"] / lim["gpu_copy_GBps" if gpu else "cpu_copy_GBps"]
         if "GFLOPs" in r and r["group"] == "matmul":
             r["pct_of_matmul"] = 100 * r["GFLOPs"] / lim["gpu_matmul_GFLOPs" if gpu else "cpu_matmul_GFLOPs"]
+        if r.get("pct_of_copy_bw", 0) > 100:
+            r["note"] = (r["note"] + "; " if r["note"] else "") + \
+                "above 100%: the data fits in the CPU's cache, which is faster than the large copy"
         eager = by_key.get((r["group"], r["eager"])) if r.get("eager") else None
         if eager:
             r["faster_than_eager"] = r["min_s"] < eager["min_s"]
@@ -124,19 +127,23 @@ def markdown(report: dict[str, Any]) -> str:
              f"CPU float32 matmul {lim['cpu_matmul_GFLOPs']:.0f} GFLOP/s"
              + (f"; GPU copy {lim['gpu_copy_GBps']:.0f} GB/s, GPU matmul {lim['gpu_matmul_GFLOPs'] / 1000:.1f} TFLOP/s"
                 if "gpu_copy_GBps" in lim else "") + ".", "",
-             "| group | variant | size | min | median | speedup | GB/s (% of copy) | GFLOP/s | compile | "
+             "| group | variant | size | min | median | speedup | GB/s (% of copy) | GFLOP/s (% of matmul) | compile | "
              "same result | published (hardware) | what limits it |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in report["rows"]:
         gbs = f"{r['GBps']:.1f} ({r['pct_of_copy_bw']:.0f}%)" if "GBps" in r else ""
         same = {True: "yes", False: "**NO**", None: ""}[r.get("matches_baseline")]
         speed = f"{r['speedup']:.1f}x vs {r['baseline']}" if r.get("speedup") else "baseline"
+        flops = f"{r['GFLOPs']:.1f}" + (f" ({r['pct_of_matmul']:.0f}%)" if "pct_of_matmul" in r else "") \
+            if "GFLOPs" in r else ""
         lines.append(f"| {r['group']} | {r['variant']} | {r['size']} | {format_seconds(r['min_s'])} | "
-                     f"{format_seconds(r['median_s'])} | {speed} | {gbs} | {_fmt(r.get('GFLOPs'), '.1f')} | "
+                     f"{format_seconds(r['median_s'])} | {speed} | {gbs} | {flops} | "
                      f"{format_seconds(r['compile_s']) if r['compile_s'] is not None else ''} | {same} | "
                      f"{r['published']} | {r['note']} |")
     lines += ["", "Times of rows marked 'x N' in the size column were measured on a 1/N subsample and "
-              "multiplied by N. Published figures: REFERENCE_FIGURES.md (hardware as named there)."]
+              "multiplied by N. GB/s counts the least bytes the step must move (module 12). 'compile' is the "
+              "first call's extra time: seconds with a cold inductor cache, a fraction of a second with a warm one "
+              "from an earlier run. Published figures: REFERENCE_FIGURES.md (hardware as named there)."]
     return "\n".join(lines) + "\n"
 
 
