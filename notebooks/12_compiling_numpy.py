@@ -441,6 +441,22 @@ Markdown("\n".join([
 ]))
 
 # %% [markdown]
+# ### At the published size: the course's benchmark
+#
+# `make bench` (`python -m torchcourse.bench`) times the same functions from
+# `torchcourse.workloads.kmeans` at the published 20 million points, beside the machine's
+# limits measured in the same run. The course keeps one full run from its 2-core CI machine in
+# `docs/benchmarks/cpu-2core.md`; here are its K-Means rows (run `make bench` to get yours):
+
+# %%
+from torchcourse import ROOT
+
+bench_md = (ROOT / "docs" / "benchmarks" / "cpu-2core.md").read_text().splitlines()
+header = [line for line in bench_md if line.startswith(("Machine:", "Limits"))]
+rows = [line for line in bench_md if line.startswith("| group") or line.startswith("|---") or line.startswith("| k-means")]
+Markdown("\n".join(header + [""] + rows))
+
+# %% [markdown]
 # ## Common mistakes
 #
 # **Calling the wrapper's body eagerly on a tensor that needs a copy.** Outside `torch.compile`,
