@@ -1,6 +1,7 @@
 # PyTorch as a computation library: the course's commands.
 #   make lab    create .venv if missing, install, open JupyterLab on module 00
 #   make test   create .venv if missing, install, run every test (nbval over all notebooks + consistency + units)
+#   make lint   ruff (lint + format) and the notebooks' freshness check: the pre-commit hooks
 #   make notebooks   regenerate exercises/ and execute stale notebooks (python -m torchcourse.build)
 #   make site   static HTML of every notebook in site/ (python -m torchcourse.site)
 #   make bench  the benchmark beside the published figures, into results/ (BENCH_ARGS=--quick: small sizes)
@@ -23,10 +24,10 @@ PYTEST := $(PY) -m pytest -p no:cacheprovider --nbval --nbval-current-env \
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: lab test notebooks check-notebooks install browser site bench clean help
+.PHONY: lab test lint notebooks check-notebooks install browser site bench clean help
 
 help:
-	@sed -n "1,9p" Makefile
+	@sed -n "1,10p" Makefile
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -49,7 +50,11 @@ lab: $(STAMP)
 	JUPYTERLAB_WORKSPACES_DIR=$(CURDIR)/.venv/jupyter-workspaces \
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(CURDIR) notebooks/00_start_here.ipynb $(ROOT_FLAG) $(LAB_ARGS)
 
-test: $(STAMP) browser
+# The pre-commit hooks (ruff lint and format, build --check), the same as on every commit.
+lint: $(STAMP)
+	PRE_COMMIT_HOME=$(CURDIR)/.venv/pre-commit $(VENV)/bin/pre-commit run --all-files --show-diff-on-failure
+
+test: $(STAMP) browser lint
 	@rc=0; $(PYTEST) $(TEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests; that is a failure"; exit 1; fi; \
 	exit $$rc

@@ -56,7 +56,7 @@
 # NBVAL_IGNORE_OUTPUT
 import torch
 
-from torchcourse import describe_device, gpu_skip_message, measure, pick_device, synchronize
+from torchcourse import describe_device, gpu_skip_message, measure, pick_device
 
 device = pick_device()
 print("device:", describe_device(device))

@@ -50,7 +50,6 @@
 
 # %%
 import inspect
-import math
 
 import matplotlib.pyplot as plt
 import numpy as np

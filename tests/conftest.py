@@ -57,10 +57,14 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
             mark = PASS if folder == "solutions" else TODO
             n_checks[folder] += sum(
                 "".join(o.get("text", "")).count(f"{mark} ")
-                for c in cells if c["cell_type"] == "code" for o in c.get("outputs", []))
+                for c in cells
+                if c["cell_type"] == "code"
+                for o in c.get("outputs", [])
+            )
     slowest = sorted(_seconds.items(), key=lambda kv: -kv[1])[:3]
     terminalreporter.write_sep("=", "course summary")
     terminalreporter.write_line(
         f"nbval: {len(_cells)} notebooks, {sum(_cells.values())} cells executed and compared; "
-        f"checks: {n_checks['solutions']} ✓ in solutions, {n_checks['exercises']} 'not attempted' in exercises")
+        f"checks: {n_checks['solutions']} ✓ in solutions, {n_checks['exercises']} 'not attempted' in exercises"
+    )
     terminalreporter.write_line("slowest notebooks: " + ", ".join(f"{p} {s:.0f} s" for p, s in slowest))

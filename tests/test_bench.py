@@ -35,7 +35,15 @@ def test_limits_and_machine_are_recorded(report):
 def test_every_headline_workload_is_there(report):
     _, data = report
     groups = {r["group"] for r in data["rows"]}
-    assert {"sum", "matmul", "monte carlo pi", "k-means", "ga fitness 1 (sum)", "ga fitness 2", "ga fitness 3"} <= groups
+    assert {
+        "sum",
+        "matmul",
+        "monte carlo pi",
+        "k-means",
+        "ga fitness 1 (sum)",
+        "ga fitness 2",
+        "ga fitness 3",
+    } <= groups
     variants = {r["variant"] for r in data["rows"] if r["group"] == "k-means"}
     assert {"NumPy float64", "NumPy float32", "compiled NumPy float64", "compiled NumPy float32"} <= variants
     assert any(v.startswith("course's best") for v in variants)

@@ -26,8 +26,16 @@ from torchcourse.course import ROOT
 CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
 SHOTS = ROOT / "build" / "screenshots"
 NOTEBOOK = ROOT / "notebooks" / "00_start_here.ipynb"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _free_port() -> int:
@@ -49,9 +57,20 @@ def lab_server(tmp_path):
     nb["metadata"].pop("jupytext", None)  # no paired .py in the copy
     (work / NOTEBOOK.name).write_text(json.dumps(nb))
     port, token = _free_port(), "browser-test-token"
-    cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
-           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}", "--allow-root",
-           "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        "--no-browser",
+        f"--port={port}",
+        "--ServerApp.ip=127.0.0.1",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={work}",
+        "--allow-root",
+        "--LabApp.news_url=",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
     settings = tmp_path / "settings" / "@jupyterlab" / "notebook-extension"
     settings.mkdir(parents=True)
     # render every cell (JupyterLab 4 otherwise renders only the cells in view)
@@ -59,9 +78,13 @@ def lab_server(tmp_path):
     notices = tmp_path / "settings" / "@jupyterlab" / "apputils-extension"
     notices.mkdir(parents=True)
     (notices / "notification.jupyterlab-settings").write_text('{"fetchNews": "false", "checkForUpdates": false}')
-    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"), CUDA_VISIBLE_DEVICES="",
-               JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
-               JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"))
+    env = dict(
+        os.environ,
+        JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
+        CUDA_VISIBLE_DEVICES="",
+        JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
+        JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
+    )
     log = open(tmp_path / "lab.log", "w")
     proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
@@ -99,8 +122,10 @@ def _wait_for_kernel(base: str, token: str, state: str, timeout: float = 120) ->
 
 def _launch(playwright):
     if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium not found at {CHROMIUM}: install Debian's `chromium` package "
-                    "(`make test` does this when run as root) or set COURSE_CHROMIUM")
+        pytest.fail(
+            f"Chromium not found at {CHROMIUM}: install Debian's `chromium` package "
+            "(`make test` does this when run as root) or set COURSE_CHROMIUM"
+        )
     try:
         return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
     except Exception as exc:
@@ -119,8 +144,10 @@ def test_learner_runs_module_00_in_jupyterlab(lab_server):
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(f"{base}/lab/tree/{NOTEBOOK.name}?token={token}", timeout=90_000)
-            page.wait_for_function(f"document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell').length == {len(code_cells)}",
-                                   timeout=90_000)
+            page.wait_for_function(
+                f"document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell').length == {len(code_cells)}",
+                timeout=90_000,
+            )
             SHOTS.mkdir(parents=True, exist_ok=True)
             _wait_for_kernel(base, token, "idle")  # "Run All" before the kernel is up would queue behind its start
             page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click(timeout=30_000)
@@ -154,5 +181,7 @@ def test_learner_runs_module_00_in_jupyterlab(lab_server):
     assert not unrun, f"code cells {unrun} never ran in the browser (prompts: {texts})"
     failed = {i for i, c in enumerate(ran) if any(o["output_type"] == "error" for o in c.get("outputs", []))}
     meant_to_fail = {i for i, c in enumerate(code_cells) if "raises-exception" in c.get("metadata", {}).get("tags", [])}
-    assert failed == meant_to_fail, f"cells with an error: {sorted(failed)}; only {sorted(meant_to_fail)} demonstrate one"
+    assert failed == meant_to_fail, (
+        f"cells with an error: {sorted(failed)}; only {sorted(meant_to_fail)} demonstrate one"
+    )
     assert "Verdict:" in body and "The course can run here: True" in body, "the preflight output is not shown"

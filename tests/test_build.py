@@ -45,11 +45,14 @@ def test_text_outside_regions_is_kept_verbatim():
     assert make_exercise(plain) == plain
 
 
-@pytest.mark.parametrize("broken, fragment", [
-    ("### BEGIN SOLUTION\nx = 1\n", "never closed"),
-    ("x = 1\n### END SOLUTION\n", "without a BEGIN"),
-    ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION\n", "inside the region"),
-])
+@pytest.mark.parametrize(
+    "broken, fragment",
+    [
+        ("### BEGIN SOLUTION\nx = 1\n", "never closed"),
+        ("x = 1\n### END SOLUTION\n", "without a BEGIN"),
+        ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION\n", "inside the region"),
+    ],
+)
 def test_unbalanced_markers_are_reported_with_a_line(broken, fragment):
     with pytest.raises(BuildError, match=fragment):
         make_exercise(broken, "solutions/x.py")

@@ -80,7 +80,11 @@ def _odd_answers(ex: Exercise):
 
     def on_meta(*args):
         out = ex.reference(*args)
-        return out.to("meta") if isinstance(out, torch.Tensor) and out.device.type != "meta" else torch.empty(3, device="meta")
+        return (
+            out.to("meta")
+            if isinstance(out, torch.Tensor) and out.device.type != "meta"
+            else torch.empty(3, device="meta")
+        )
 
     def other_dtype(*args):
         out = ex.reference(*args)
@@ -88,9 +92,17 @@ def _odd_answers(ex: Exercise):
             return out.to(torch.float16 if out.dtype != torch.float16 else torch.float32)
         return "not a tensor"
 
-    return {"None": returns_none, "list": returns_list, "raises": raises, "SystemExit": exits,
-            "NotImplementedError with a message": torch_not_implemented,
-            "numpy": as_numpy, "meta device": on_meta, "other dtype": other_dtype, "the function itself": None}
+    return {
+        "None": returns_none,
+        "list": returns_list,
+        "raises": raises,
+        "SystemExit": exits,
+        "NotImplementedError with a message": torch_not_implemented,
+        "numpy": as_numpy,
+        "meta device": on_meta,
+        "other dtype": other_dtype,
+        "the function itself": None,
+    }
 
 
 @pytest.mark.parametrize("ex", EXERCISES, ids=IDS)
@@ -107,8 +119,9 @@ def test_odd_answers_give_a_cross_not_a_traceback(ex, capsys):
 
 @pytest.mark.parametrize("ex", [e for e in EXERCISES if not e.inplace], ids=[e.id for e in EXERCISES if not e.inplace])
 def test_changing_the_input_in_place_is_caught(ex):
-    if not any(isinstance(a, torch.Tensor) and a.numel() and a.device.type != "meta"
-               for args in ex.cases() for a in args):
+    if not any(
+        isinstance(a, torch.Tensor) and a.numel() and a.device.type != "meta" for args in ex.cases() for a in args
+    ):
         pytest.skip(f"{ex.id} takes no tensor argument to mutate")
 
     def mutating(*args):
@@ -159,20 +172,23 @@ def test_hints_come_one_at_a_time(capsys):
     assert len(capsys.readouterr().out.splitlines()) == len(ex.hints)
 
 
-@pytest.mark.parametrize("got, expected, fragment", [
-    (torch.zeros(3, 4), torch.zeros(4, 3), "expected shape (4, 3), got (3, 4)"),
-    (torch.zeros(3, dtype=torch.float64), torch.zeros(3), "expected dtype torch.float32, got torch.float64"),
-    (torch.tensor([1.0, 2.5]), torch.tensor([1.0, 2.0]), "first at index 1: expected 2, got 2.5"),
-    (None, torch.zeros(2), "got None (did you forget `return`?)"),
-    (np.zeros(2), torch.zeros(2), "got NumPy array"),
-    ([0.0, 0.0], torch.zeros(2), "got list of length 2"),
-    (torch.zeros(2, device="meta"), torch.zeros(2), "expected a tensor on cpu, got one on meta"),
-    (3.5, 3.0, "expected 3, got 3.5"),
-    (torch.tensor([1.0, float("nan")]), torch.tensor([1.0, 2.0]), "1 nan value where numbers were expected"),
-    ((1, 2), (1, 2, 3), "expected 3 items, got 2"),
-    ({"a": 1}, {"a": 1, "b": 2}, "missing keys ['b']"),
-    (True, 1, "expected the int 1, got True"),
-])
+@pytest.mark.parametrize(
+    "got, expected, fragment",
+    [
+        (torch.zeros(3, 4), torch.zeros(4, 3), "expected shape (4, 3), got (3, 4)"),
+        (torch.zeros(3, dtype=torch.float64), torch.zeros(3), "expected dtype torch.float32, got torch.float64"),
+        (torch.tensor([1.0, 2.5]), torch.tensor([1.0, 2.0]), "first at index 1: expected 2, got 2.5"),
+        (None, torch.zeros(2), "got None (did you forget `return`?)"),
+        (np.zeros(2), torch.zeros(2), "got NumPy array"),
+        ([0.0, 0.0], torch.zeros(2), "got list of length 2"),
+        (torch.zeros(2, device="meta"), torch.zeros(2), "expected a tensor on cpu, got one on meta"),
+        (3.5, 3.0, "expected 3, got 3.5"),
+        (torch.tensor([1.0, float("nan")]), torch.tensor([1.0, 2.0]), "1 nan value where numbers were expected"),
+        ((1, 2), (1, 2, 3), "expected 3 items, got 2"),
+        ({"a": 1}, {"a": 1, "b": 2}, "missing keys ['b']"),
+        (True, 1, "expected the int 1, got True"),
+    ],
+)
 def test_compare_names_the_difference(got, expected, fragment):
     message = compare(got, expected)
     assert message is not None and fragment in message, message

@@ -54,8 +54,9 @@ def test_exercises_regenerate_from_solutions_without_a_diff():
 
 
 def test_build_check_mode_reports_fresh():
-    proc = subprocess.run([sys.executable, "-m", "torchcourse.build", "--check"], cwd=ROOT,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "torchcourse.build", "--check"], cwd=ROOT, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -90,9 +91,22 @@ def test_checks_pass_in_solutions_and_wait_in_exercises(module):
 
 def test_pytest_collects_every_notebook_on_disk():
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "--nbval",
-         "--nbval-current-env", *FOLDERS],
-        cwd=ROOT, capture_output=True, text=True)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--nbval",
+            "--nbval-current-env",
+            *FOLDERS,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     collected = {line.split("::")[0] for line in proc.stdout.splitlines() if ".ipynb::" in line}
     assert collected == {rel(nb) for nb in NOTEBOOKS}, proc.stdout[-2000:] + proc.stderr[-2000:]
 
@@ -128,16 +142,18 @@ def test_every_lesson_states_its_time():
 
 
 def test_readme_module_table_is_current():
-    assert readme_table().strip() == markdown_table().strip(), \
+    assert readme_table().strip() == markdown_table().strip(), (
         "README's module table is stale: run `.venv/bin/python -m torchcourse.course --write-readme`"
+    )
 
 
 def test_instructor_guide_is_generated_from_the_current_lessons():
     from torchcourse import guide
 
     assert guide.GUIDE.exists(), "run `.venv/bin/python -m torchcourse.guide`"
-    assert guide.GUIDE.read_text(encoding="utf-8") == guide.render(), \
+    assert guide.GUIDE.read_text(encoding="utf-8") == guide.render(), (
         "docs/INSTRUCTORS.md is stale: run `.venv/bin/python -m torchcourse.guide`"
+    )
     for m in written_modules():
         facts = guide.lesson_facts(m)
         assert facts.objectives and facts.key_points, f"notebooks/{m.stem}.py: objectives or key points not found"

@@ -22,8 +22,14 @@ def test_make_lab_serves_jupyterlab_headless(tmp_path):
     port, token = _free_port(), "course-test-token"
     args = f"--no-browser --port={port} --ServerApp.ip=127.0.0.1 --IdentityProvider.token={token}"
     env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path))
-    proc = subprocess.Popen(["make", "--no-print-directory", "lab", f"LAB_ARGS={args}"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        ["make", "--no-print-directory", "lab", f"LAB_ARGS={args}"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         deadline, status, body = time.monotonic() + 90, None, ""
         url = f"http://127.0.0.1:{port}/lab/tree/notebooks/00_start_here.ipynb?token={token}"

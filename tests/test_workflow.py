@@ -13,5 +13,7 @@ def test_workflow_runs_the_same_suite_as_ci_run():
     runs = [s.get("run", "") for s in steps]
     assert "bash .ci/run" in runs
     assert "make test" in (ROOT / ".ci" / "run").read_text()
-    assert any("cache" in s.get("uses", "") for s in steps) and any("upload-artifact" in s.get("uses", "") for s in steps)
+    assert any("cache" in s.get("uses", "") for s in steps) and any(
+        "upload-artifact" in s.get("uses", "") for s in steps
+    )
     assert "3.11" in wf["jobs"]["test"]["container"]

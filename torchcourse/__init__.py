@@ -21,6 +21,18 @@ def data_path(name: str) -> Path:
 
 
 __all__ = [
-    "ROOT", "Timing", "check", "copy_bandwidth", "data_path", "describe_device", "format_seconds",
-    "gpu_skip_message", "has_gpu", "hint", "measure", "pick_device", "synchronize", "time_once",
+    "ROOT",
+    "Timing",
+    "check",
+    "copy_bandwidth",
+    "data_path",
+    "describe_device",
+    "format_seconds",
+    "gpu_skip_message",
+    "has_gpu",
+    "hint",
+    "measure",
+    "pick_device",
+    "synchronize",
+    "time_once",
 ]

@@ -40,8 +40,14 @@ def machine() -> dict[str, Any]:
             cpu = next((line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")), cpu)
     except OSError:
         pass
-    info = {"cpu": cpu, "cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
-            "torch": torch.__version__, "python": platform.python_version(), "platform": platform.platform()}
+    info = {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
     if torch.cuda.is_available():
         info["gpu"] = describe_device("cuda")
     return info
@@ -74,9 +80,18 @@ def run_row(row: Row, device: torch.device, results: dict[str, Any]) -> dict[str
         timing = measure(row.run, repeat=row.repeat, warmup=0, device=dev, budget=0.3)
     results[row.name] = result
     t_min, t_med = timing.min * row.scale, timing.median * row.scale
-    record = {"group": row.group, "variant": row.name, "size": row.size, "min_s": t_min, "median_s": t_med,
-              "compile_s": compile_s, "baseline": row.baseline, "published": row.published, "note": row.note,
-              "scaled_from_subsample": row.scale != 1.0}
+    record = {
+        "group": row.group,
+        "variant": row.name,
+        "size": row.size,
+        "min_s": t_min,
+        "median_s": t_med,
+        "compile_s": compile_s,
+        "baseline": row.baseline,
+        "published": row.published,
+        "note": row.note,
+        "scaled_from_subsample": row.scale != 1.0,
+    }
     if row.nbytes:
         record["GBps"] = row.nbytes / t_min / 1e9
     if row.flops:
@@ -104,14 +119,16 @@ def derive(records: list[dict[str, Any]], lim: dict[str, float]) -> None:
         if "GFLOPs" in r and r["group"] == "matmul":
             r["pct_of_matmul"] = 100 * r["GFLOPs"] / lim["gpu_matmul_GFLOPs" if gpu else "cpu_matmul_GFLOPs"]
         if r.get("pct_of_copy_bw", 0) > 100:
-            r["note"] = (r["note"] + "; " if r["note"] else "") + \
-                "above 100%: the data fits in the CPU's cache, which is faster than the large copy"
+            r["note"] = (
+                r["note"] + "; " if r["note"] else ""
+            ) + "above 100%: the data fits in the CPU's cache, which is faster than the large copy"
         eager = by_key.get((r["group"], r["eager"])) if r.get("eager") else None
         if eager:
             r["faster_than_eager"] = r["min_s"] < eager["min_s"]
             if not r["faster_than_eager"]:
-                r["note"] = (r["note"] + "; " if r["note"] else "") + \
-                    f"not faster than {r['eager']}: this workload is bound by memory traffic both ways"
+                r["note"] = (
+                    r["note"] + "; " if r["note"] else ""
+                ) + f"not faster than {r['eager']}: this workload is bound by memory traffic both ways"
 
 
 def _fmt(v: float | None, spec: str) -> str:
@@ -120,30 +137,47 @@ def _fmt(v: float | None, spec: str) -> str:
 
 def markdown(report: dict[str, Any]) -> str:
     m, lim = report["machine"], report["limits"]
-    lines = [f"# Benchmark results ({'quick sizes' if report['quick'] else 'full sizes'})", "",
-             f"Machine: {m['cpu']}, {m['cores']} cores, torch {m['torch']} using {m['torch_threads']} threads"
-             + (f"; GPU {m['gpu']}" if "gpu" in m else "; no GPU") + ".",
-             f"Limits measured in the same run: CPU copy {lim['cpu_copy_GBps']:.1f} GB/s, "
-             f"CPU float32 matmul {lim['cpu_matmul_GFLOPs']:.0f} GFLOP/s"
-             + (f"; GPU copy {lim['gpu_copy_GBps']:.0f} GB/s, GPU matmul {lim['gpu_matmul_GFLOPs'] / 1000:.1f} TFLOP/s"
-                if "gpu_copy_GBps" in lim else "") + ".", "",
-             "| group | variant | size | min | median | speedup | GB/s (% of copy) | GFLOP/s (% of matmul) | compile | "
-             "same result | published (hardware) | what limits it |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"# Benchmark results ({'quick sizes' if report['quick'] else 'full sizes'})",
+        "",
+        f"Machine: {m['cpu']}, {m['cores']} cores, torch {m['torch']} using {m['torch_threads']} threads"
+        + (f"; GPU {m['gpu']}" if "gpu" in m else "; no GPU")
+        + ".",
+        f"Limits measured in the same run: CPU copy {lim['cpu_copy_GBps']:.1f} GB/s, "
+        f"CPU float32 matmul {lim['cpu_matmul_GFLOPs']:.0f} GFLOP/s"
+        + (
+            f"; GPU copy {lim['gpu_copy_GBps']:.0f} GB/s, GPU matmul {lim['gpu_matmul_GFLOPs'] / 1000:.1f} TFLOP/s"
+            if "gpu_copy_GBps" in lim
+            else ""
+        )
+        + ".",
+        "",
+        "| group | variant | size | min | median | speedup | GB/s (% of copy) | GFLOP/s (% of matmul) | compile | "
+        "same result | published (hardware) | what limits it |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in report["rows"]:
         gbs = f"{r['GBps']:.1f} ({r['pct_of_copy_bw']:.0f}%)" if "GBps" in r else ""
         same = {True: "yes", False: "**NO**", None: ""}[r.get("matches_baseline")]
         speed = f"{r['speedup']:.1f}x vs {r['baseline']}" if r.get("speedup") else "baseline"
-        flops = f"{r['GFLOPs']:.1f}" + (f" ({r['pct_of_matmul']:.0f}%)" if "pct_of_matmul" in r else "") \
-            if "GFLOPs" in r else ""
-        lines.append(f"| {r['group']} | {r['variant']} | {r['size']} | {format_seconds(r['min_s'])} | "
-                     f"{format_seconds(r['median_s'])} | {speed} | {gbs} | {flops} | "
-                     f"{format_seconds(r['compile_s']) if r['compile_s'] is not None else ''} | {same} | "
-                     f"{r['published']} | {r['note']} |")
-    lines += ["", "Times of rows marked 'x N' in the size column were measured on a 1/N subsample and "
-              "multiplied by N. GB/s counts the least bytes the step must move (module 12). 'compile' is the "
-              "first call's extra time: seconds with a cold inductor cache, a fraction of a second with a warm one "
-              "from an earlier run. Published figures: REFERENCE_FIGURES.md (hardware as named there)."]
+        flops = (
+            f"{r['GFLOPs']:.1f}" + (f" ({r['pct_of_matmul']:.0f}%)" if "pct_of_matmul" in r else "")
+            if "GFLOPs" in r
+            else ""
+        )
+        lines.append(
+            f"| {r['group']} | {r['variant']} | {r['size']} | {format_seconds(r['min_s'])} | "
+            f"{format_seconds(r['median_s'])} | {speed} | {gbs} | {flops} | "
+            f"{format_seconds(r['compile_s']) if r['compile_s'] is not None else ''} | {same} | "
+            f"{r['published']} | {r['note']} |"
+        )
+    lines += [
+        "",
+        "Times of rows marked 'x N' in the size column were measured on a 1/N subsample and "
+        "multiplied by N. GB/s counts the least bytes the step must move (module 12). 'compile' is the "
+        "first call's extra time: seconds with a cold inductor cache, a fraction of a second with a warm one "
+        "from an earlier run. Published figures: REFERENCE_FIGURES.md (hardware as named there).",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -160,8 +194,11 @@ def chart(report: dict[str, Any], path: Path) -> None:
     ax.set_xscale("log")
     ax.axvline(1, color="grey", linewidth=0.8)
     ax.invert_yaxis()
-    ax.set(xlabel="speedup over the row's baseline (log scale; orange: compiled)",
-           title=f"torchcourse.bench on {report['machine']['cores']} cores ({'quick' if report['quick'] else 'full'} sizes)")
+    ax.set(
+        xlabel="speedup over the row's baseline (log scale; orange: compiled)",
+        title=f"torchcourse.bench on {report['machine']['cores']} cores "
+        f"({'quick' if report['quick'] else 'full'} sizes)",
+    )
     ax.tick_params(axis="y", labelsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -171,8 +208,10 @@ def chart(report: dict[str, Any], path: Path) -> None:
 def run(quick: bool = False, out: Path | None = None, only: list[str] | None = None) -> dict[str, Any]:
     device = pick_device()
     devices = [torch.device("cpu")] + ([device] if device.type == "cuda" else [])
-    print(f"bench: measuring limits on {describe_device('cpu')}" + (" and the GPU" if len(devices) > 1 else ""),
-          flush=True)
+    print(
+        f"bench: measuring limits on {describe_device('cpu')}" + (" and the GPU" if len(devices) > 1 else ""),
+        flush=True,
+    )
     lim = limits(quick, device)
     print("  " + ", ".join(f"{k} {v:.1f}" for k, v in lim.items()), flush=True)
     records: list[dict[str, Any]] = []
@@ -188,14 +227,22 @@ def run(quick: bool = False, out: Path | None = None, only: list[str] | None = N
                 print(f"[{len(records) + 1:>2}] {row.group:<20} {row.name:<42}", end=" ", flush=True)
                 rec = run_row(row, dev, results)
                 records.append(rec)
-                print(f"min {format_seconds(rec['min_s']):>9}" + (
-                    f"  (compile {format_seconds(rec['compile_s'])})" if rec["compile_s"] is not None else ""),
-                    flush=True)
+                print(
+                    f"min {format_seconds(rec['min_s']):>9}"
+                    + (f"  (compile {format_seconds(rec['compile_s'])})" if rec["compile_s"] is not None else ""),
+                    flush=True,
+                )
             del results
             gc.collect()
     derive(records, lim)
-    report = {"quick": quick, "machine": machine(), "limits": lim, "rows": records,
-              "seconds": time.perf_counter() - start, "argv": sys.argv[1:]}
+    report = {
+        "quick": quick,
+        "machine": machine(),
+        "limits": lim,
+        "rows": records,
+        "seconds": time.perf_counter() - start,
+        "argv": sys.argv[1:],
+    }
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "bench.json").write_text(json.dumps(report, indent=1))

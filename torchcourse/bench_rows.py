@@ -76,36 +76,82 @@ def sum_rows(quick: bool, device: torch.device) -> Iterator[Row]:
     n = 10_000 if quick else 1_000_000
     t = sums.make_input(n, device=device)
     pub = "loop 1.37 s vs sum() 191.26 µs, 7,163x (laptop CPU, 1e6 float64)"
-    yield Row("sum", f"Python loop ({device.type})", lambda: sums.loop_sum(t), f"{n:,} float64", repeat=3,
-              published=pub, note="one dispatch per element: overhead, not memory")
-    yield Row("sum", f"t.sum() ({device.type})", lambda: sums.vectorised_sum(t), f"{n:,} float64",
-              baseline=f"Python loop ({device.type})", nbytes=sums.bytes_moved(t), same=close, published=pub)
+    yield Row(
+        "sum",
+        f"Python loop ({device.type})",
+        lambda: sums.loop_sum(t),
+        f"{n:,} float64",
+        repeat=3,
+        published=pub,
+        note="one dispatch per element: overhead, not memory",
+    )
+    yield Row(
+        "sum",
+        f"t.sum() ({device.type})",
+        lambda: sums.vectorised_sum(t),
+        f"{n:,} float64",
+        baseline=f"Python loop ({device.type})",
+        nbytes=sums.bytes_moved(t),
+        same=close,
+        published=pub,
+    )
 
 
 def matmul_rows(quick: bool, device: torch.device) -> Iterator[Row]:
-    for n in ((256,) if quick else (500, 2000)):
+    for n in (256,) if quick else (500, 2000):
         a, b = matmul.make_pair(n, device=device)
         published = {500: "CPU 2.29 ms, GPU 108 µs (laptop)", 2000: ""}.get(n, "")
-        yield Row("matmul", f"{n}x{n} float32 ({device.type})", lambda a=a, b=b: a @ b, f"{n}x{n}",
-                  flops=matmul.matmul_flops(n), published=published, note="compute-bound: compare with the matmul limit")
+        yield Row(
+            "matmul",
+            f"{n}x{n} float32 ({device.type})",
+            lambda a=a, b=b: a @ b,
+            f"{n}x{n}",
+            flops=matmul.matmul_flops(n),
+            published=published,
+            note="compute-bound: compare with the matmul limit",
+        )
 
 
 def pi_rows(quick: bool, device: torch.device) -> Iterator[Row]:
     n = 100_000 if quick else 10_000_000
     x, y = montecarlo.samples(n, device=device)
     small = 10_000 if quick else 200_000
-    yield Row("monte carlo pi", "pure Python", lambda: montecarlo.pi_python(small), f"{small:,} samples x{n // small}",
-              scale=n / small, repeat=3, same=lambda a, b: abs(float(a) - float(b)) < 0.05,
-              note="one interpreted iteration per sample; timed on a subsample, scaled")
-    yield Row("monte carlo pi", f"vectorised eager ({device.type})", lambda: montecarlo.pi_from_samples(x, y),
-              f"{n:,} samples", baseline="pure Python", nbytes=montecarlo.traffic_bytes(n, fused=False),
-              flops=montecarlo.flops(n), same=lambda a, b: abs(float(a) - float(b)) < 0.05,
-              note="each step writes its result to memory: ~42 B a sample")
+    yield Row(
+        "monte carlo pi",
+        "pure Python",
+        lambda: montecarlo.pi_python(small),
+        f"{small:,} samples x{n // small}",
+        scale=n / small,
+        repeat=3,
+        same=lambda a, b: abs(float(a) - float(b)) < 0.05,
+        note="one interpreted iteration per sample; timed on a subsample, scaled",
+    )
+    yield Row(
+        "monte carlo pi",
+        f"vectorised eager ({device.type})",
+        lambda: montecarlo.pi_from_samples(x, y),
+        f"{n:,} samples",
+        baseline="pure Python",
+        nbytes=montecarlo.traffic_bytes(n, fused=False),
+        flops=montecarlo.flops(n),
+        same=lambda a, b: abs(float(a) - float(b)) < 0.05,
+        note="each step writes its result to memory: ~42 B a sample",
+    )
     compiled = montecarlo.compiled_pi()
-    yield Row("monte carlo pi", f"compiled ({device.type})", lambda: compiled(x, y), f"{n:,} samples",
-              baseline=f"vectorised eager ({device.type})", nbytes=montecarlo.traffic_bytes(n, fused=True),
-              flops=montecarlo.flops(n), compiled=True, eager=f"vectorised eager ({device.type})", same=close,
-              published="compile fuses the steps into one kernel (module 09)", note="fused: reads x and y once, 8 B a sample")
+    yield Row(
+        "monte carlo pi",
+        f"compiled ({device.type})",
+        lambda: compiled(x, y),
+        f"{n:,} samples",
+        baseline=f"vectorised eager ({device.type})",
+        nbytes=montecarlo.traffic_bytes(n, fused=True),
+        flops=montecarlo.flops(n),
+        compiled=True,
+        eager=f"vectorised eager ({device.type})",
+        same=close,
+        published="compile fuses the steps into one kernel (module 09)",
+        note="fused: reads x and y once, 8 B a sample",
+    )
 
 
 def kmeans_rows(quick: bool, device: torch.device) -> Iterator[Row]:
@@ -114,29 +160,79 @@ def kmeans_rows(quick: bool, device: torch.device) -> Iterator[Row]:
     X32, means32 = X64.astype(np.float32), means64.astype(np.float32)
     size = f"{n:,} points"
     pub = "NumPy 1.26 s (AMD 3970X); compiled 9x on 1 core, 57x on 32 cores"
-    yield Row("k-means", "NumPy float64", lambda: kmeans.assign_numpy(X64, means64), size, repeat=3,
-              nbytes=kmeans.min_bytes(n, np.float64, np.int64), published=pub,
-              note="temporaries (k, n, d) and (k, n) go through memory")
-    yield Row("k-means", "NumPy float32", lambda: kmeans.assign_numpy(X32, means32), size, repeat=3,
-              baseline="NumPy float64", same=agree, nbytes=kmeans.min_bytes(n, np.float32, np.int64),
-              published="NumPy ~9% faster in float32 (blog)")
+    yield Row(
+        "k-means",
+        "NumPy float64",
+        lambda: kmeans.assign_numpy(X64, means64),
+        size,
+        repeat=3,
+        nbytes=kmeans.min_bytes(n, np.float64, np.int64),
+        published=pub,
+        note="temporaries (k, n, d) and (k, n) go through memory",
+    )
+    yield Row(
+        "k-means",
+        "NumPy float32",
+        lambda: kmeans.assign_numpy(X32, means32),
+        size,
+        repeat=3,
+        baseline="NumPy float64",
+        same=agree,
+        nbytes=kmeans.min_bytes(n, np.float32, np.int64),
+        published="NumPy ~9% faster in float32 (blog)",
+    )
     c_np = kmeans.compiled_numpy()
-    yield Row("k-means", "compiled NumPy float64", lambda: c_np(X64, means64), size, baseline="NumPy float64",
-              same=agree, compiled=True, eager="NumPy float64", nbytes=kmeans.min_bytes(n, np.float64, np.int64),
-              published=pub, note="one fused loop; a fresh int64 output is allocated and first-touched every call")
-    yield Row("k-means", "compiled NumPy float32", lambda: c_np(X32, means32), size, baseline="NumPy float32",
-              same=agree, compiled=True, eager="NumPy float32", nbytes=kmeans.min_bytes(n, np.float32, np.int64))
+    yield Row(
+        "k-means",
+        "compiled NumPy float64",
+        lambda: c_np(X64, means64),
+        size,
+        baseline="NumPy float64",
+        same=agree,
+        compiled=True,
+        eager="NumPy float64",
+        nbytes=kmeans.min_bytes(n, np.float64, np.int64),
+        published=pub,
+        note="one fused loop; a fresh int64 output is allocated and first-touched every call",
+    )
+    yield Row(
+        "k-means",
+        "compiled NumPy float32",
+        lambda: c_np(X32, means32),
+        size,
+        baseline="NumPy float32",
+        same=agree,
+        compiled=True,
+        eager="NumPy float32",
+        nbytes=kmeans.min_bytes(n, np.float32, np.int64),
+    )
     T32, M32 = torch.from_numpy(X32).to(device), torch.from_numpy(means32).to(device)
     c_t = kmeans.compiled_tensors()
-    yield Row("k-means", f"compiled, tensors in/out float32 ({device.type})", lambda: c_t(T32, M32), size,
-              baseline="NumPy float32", same=agree, compiled=True, eager="NumPy float32",
-              nbytes=kmeans.min_bytes(n, torch.float32, torch.int64),
-              published="GPU, tensors kept on the device: 200x over NumPy float32 (RTX 2060)")
+    yield Row(
+        "k-means",
+        f"compiled, tensors in/out float32 ({device.type})",
+        lambda: c_t(T32, M32),
+        size,
+        baseline="NumPy float32",
+        same=agree,
+        compiled=True,
+        eager="NumPy float32",
+        nbytes=kmeans.min_bytes(n, torch.float32, torch.int64),
+        published="GPU, tensors kept on the device: 200x over NumPy float32 (RTX 2060)",
+    )
     out = torch.empty(n, dtype=torch.int8, device=device)
-    yield Row("k-means", f"course's best float32 ({device.type})", lambda: kmeans.assign_best(T32, M32, out), size,
-              baseline="NumPy float32", same=agree, compiled=True, eager="NumPy float32",
-              nbytes=kmeans.min_bytes(n, torch.float32, torch.int8),
-              note="linear scores, no sqrt, int8 into a reused buffer, SIMD loads: 9 B a point")
+    yield Row(
+        "k-means",
+        f"course's best float32 ({device.type})",
+        lambda: kmeans.assign_best(T32, M32, out),
+        size,
+        baseline="NumPy float32",
+        same=agree,
+        compiled=True,
+        eager="NumPy float32",
+        nbytes=kmeans.min_bytes(n, torch.float32, torch.int8),
+        note="linear scores, no sqrt, int8 into a reused buffer, SIMD loads: 9 B a point",
+    )
 
 
 def ga_rows(quick: bool, device: torch.device) -> Iterator[Row]:
@@ -146,36 +242,116 @@ def ga_rows(quick: bool, device: torch.device) -> Iterator[Row]:
     pop_np = pop.cpu().numpy()
     pop_list = pop_np[:sub].tolist()
     size = f"{n:,} x {ga.GENES} int8"
-    yield Row("ga fitness 1 (sum)", "NumPy sum(axis=1)", lambda: ga.sum_numpy(pop_np), size,
-              nbytes=pop_np.nbytes, published="0.51 s (laptop CPU)")
-    yield Row("ga fitness 1 (sum)", "pure Python", lambda: ga.sum_python(pop_list), f"{sub:,} rows x{n / sub:.0f}",
-              scale=n / sub, repeat=2, published="6.91 s", note="timed on a subsample, scaled",
-              baseline="NumPy sum(axis=1)", same=prefix(equal))
-    yield Row("ga fitness 1 (sum)", f"torch eager int8 sum ({device.type})", lambda: ga.sum_torch_naive(pop), size,
-              baseline="NumPy sum(axis=1)", same=equal, nbytes=pop_np.nbytes, repeat=3, published="2.52 s",
-              note="casts the whole input to int64 first: 8x the input in memory")
-    yield Row("ga fitness 1 (sum)", f"torch eager, dtype=int32 ({device.type})", lambda: ga.sum_torch(pop), size,
-              baseline="NumPy sum(axis=1)", same=equal, nbytes=pop_np.nbytes, repeat=3)
-    yield Row("ga fitness 1 (sum)", f"torch compiled ({device.type})", lambda: ga.sum_torch_compiled(pop), size,
-              baseline="NumPy sum(axis=1)", same=equal, nbytes=pop_np.nbytes, compiled=True,
-              eager=f"torch eager, dtype=int32 ({device.type})", published="0.067 s (laptop CPU), 0.055 s CUDA")
+    yield Row(
+        "ga fitness 1 (sum)",
+        "NumPy sum(axis=1)",
+        lambda: ga.sum_numpy(pop_np),
+        size,
+        nbytes=pop_np.nbytes,
+        published="0.51 s (laptop CPU)",
+    )
+    yield Row(
+        "ga fitness 1 (sum)",
+        "pure Python",
+        lambda: ga.sum_python(pop_list),
+        f"{sub:,} rows x{n / sub:.0f}",
+        scale=n / sub,
+        repeat=2,
+        published="6.91 s",
+        note="timed on a subsample, scaled",
+        baseline="NumPy sum(axis=1)",
+        same=prefix(equal),
+    )
+    yield Row(
+        "ga fitness 1 (sum)",
+        f"torch eager int8 sum ({device.type})",
+        lambda: ga.sum_torch_naive(pop),
+        size,
+        baseline="NumPy sum(axis=1)",
+        same=equal,
+        nbytes=pop_np.nbytes,
+        repeat=3,
+        published="2.52 s",
+        note="casts the whole input to int64 first: 8x the input in memory",
+    )
+    yield Row(
+        "ga fitness 1 (sum)",
+        f"torch eager, dtype=int32 ({device.type})",
+        lambda: ga.sum_torch(pop),
+        size,
+        baseline="NumPy sum(axis=1)",
+        same=equal,
+        nbytes=pop_np.nbytes,
+        repeat=3,
+    )
+    yield Row(
+        "ga fitness 1 (sum)",
+        f"torch compiled ({device.type})",
+        lambda: ga.sum_torch_compiled(pop),
+        size,
+        baseline="NumPy sum(axis=1)",
+        same=equal,
+        nbytes=pop_np.nbytes,
+        compiled=True,
+        eager=f"torch eager, dtype=int32 ({device.type})",
+        published="0.067 s (laptop CPU), 0.055 s CUDA",
+    )
     for k, (py, np_fn, np_c, t_c, box, pub) in {
-        2: (ga.fitness2_python, ga.fitness2_numpy, ga.fitness2_numpy_compiled, ga.fitness2_torch_compiled, ga.BOX2,
-            "Python 270 ms, NumPy 48 ms, compiled 6.2 ms, CUDA 3.7 ms"),
-        3: (ga.fitness3_python, ga.fitness3_numpy, ga.fitness3_numpy_compiled, ga.fitness3_torch_compiled, ga.BOX3,
-            "Python 240 ms, NumPy 82 ms, compiled 36.8 ms, CUDA 22.6 ms"),
+        2: (
+            ga.fitness2_python,
+            ga.fitness2_numpy,
+            ga.fitness2_numpy_compiled,
+            ga.fitness2_torch_compiled,
+            ga.BOX2,
+            "Python 270 ms, NumPy 48 ms, compiled 6.2 ms, CUDA 3.7 ms",
+        ),
+        3: (
+            ga.fitness3_python,
+            ga.fitness3_numpy,
+            ga.fitness3_numpy_compiled,
+            ga.fitness3_torch_compiled,
+            ga.BOX3,
+            "Python 240 ms, NumPy 82 ms, compiled 36.8 ms, CUDA 22.6 ms",
+        ),
     }.items():
         group = f"ga fitness {k}"
         pts = ga.random_points(n, box).to(device)
         pts_np = pts.cpu().numpy()
         pts_list = [tuple(p) for p in pts_np[:sub].tolist()]
         yield Row(group, "NumPy", lambda f=np_fn, p=pts_np: f(p), f"{n:,} points", nbytes=32 * n, published=pub)
-        yield Row(group, "pure Python", lambda f=py, p=pts_list: f(p), f"{sub:,} points x{n / sub:.0f}",
-                  scale=n / sub, repeat=2, baseline="NumPy", same=prefix(close), note="subsample, scaled")
-        yield Row(group, "compiled NumPy", lambda f=np_c, p=pts_np: f(p), f"{n:,} points", baseline="NumPy",
-                  same=close, compiled=True, eager="NumPy", nbytes=32 * n)
-        yield Row(group, f"compiled torch ({device.type})", lambda f=t_c, p=pts: f(p), f"{n:,} points",
-                  baseline="NumPy", same=close, compiled=True, eager="NumPy", nbytes=32 * n)
+        yield Row(
+            group,
+            "pure Python",
+            lambda f=py, p=pts_list: f(p),
+            f"{sub:,} points x{n / sub:.0f}",
+            scale=n / sub,
+            repeat=2,
+            baseline="NumPy",
+            same=prefix(close),
+            note="subsample, scaled",
+        )
+        yield Row(
+            group,
+            "compiled NumPy",
+            lambda f=np_c, p=pts_np: f(p),
+            f"{n:,} points",
+            baseline="NumPy",
+            same=close,
+            compiled=True,
+            eager="NumPy",
+            nbytes=32 * n,
+        )
+        yield Row(
+            group,
+            f"compiled torch ({device.type})",
+            lambda f=t_c, p=pts: f(p),
+            f"{n:,} points",
+            baseline="NumPy",
+            same=close,
+            compiled=True,
+            eager="NumPy",
+            nbytes=32 * n,
+        )
 
 
 GROUPS: list[Callable[[bool, torch.device], Iterator[Row]]] = [sum_rows, matmul_rows, pi_rows, kmeans_rows, ga_rows]

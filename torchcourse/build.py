@@ -79,8 +79,10 @@ def exercise_path(solution: Path) -> Path:
 
 def generated_exercises() -> dict[Path, str]:
     """What every ``exercises/*.py`` should contain, from ``solutions/*.py``."""
-    return {exercise_path(p): make_exercise(p.read_text(encoding="utf-8"), str(p.relative_to(ROOT)))
-            for p in sorted((ROOT / "solutions").glob("*.py"))}
+    return {
+        exercise_path(p): make_exercise(p.read_text(encoding="utf-8"), str(p.relative_to(ROOT)))
+        for p in sorted((ROOT / "solutions").glob("*.py"))
+    }
 
 
 def sources() -> list[Path]:
@@ -117,7 +119,10 @@ def execute(py: Path) -> tuple[Path, float, str | None]:
     start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "jupytext", "--to", "ipynb", "--execute", py.name],
-        cwd=py.parent, env=env, capture_output=True, text=True,
+        cwd=py.parent,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     seconds = time.perf_counter() - start
     if proc.returncode != 0:
@@ -159,10 +164,14 @@ def write_exercises(check: bool) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("paths", nargs="*", type=Path, help="only these .py sources (solutions pull in their exercises)")
+    parser.add_argument(
+        "paths", nargs="*", type=Path, help="only these .py sources (solutions pull in their exercises)"
+    )
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 when anything is stale")
     parser.add_argument("--all", action="store_true", help="execute every notebook, stale or not")
-    parser.add_argument("--jobs", "-j", type=int, default=1, help="notebooks executed at once (default 1: timings stay clean)")
+    parser.add_argument(
+        "--jobs", "-j", type=int, default=1, help="notebooks executed at once (default 1: timings stay clean)"
+    )
     args = parser.parse_args(argv)
 
     problems = write_navigation(args.check)

@@ -116,7 +116,10 @@ def evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
             got = fn(*my_args)
         except NotImplementedError as exc:
             if not exc.args:  # the stub's bare `raise NotImplementedError`; torch raises it with a message
-                return TODO, f'not attempted yet (replace `raise NotImplementedError` with your answer; hint("{ex.id}") helps)'
+                return (
+                    TODO,
+                    f'not attempted yet (replace `raise NotImplementedError` with your answer; hint("{ex.id}") helps)',
+                )
             return FAIL, f"your function raised NotImplementedError: {exc}{_case_text(i, args)}"
         except KeyboardInterrupt:
             raise
@@ -136,15 +139,23 @@ def evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
         else:
             for k, (a, b) in enumerate(zip(my_args, before)):
                 if isinstance(a, torch.Tensor) and compare(a, b, rtol=0, atol=0) is not None:
-                    return FAIL, (f"your function changed its argument {k + 1} in place{where}; "
-                                  "leave inputs unchanged (use out-of-place operations or .clone())")
+                    return FAIL, (
+                        f"your function changed its argument {k + 1} in place{where}; "
+                        "leave inputs unchanged (use out-of-place operations or .clone())"
+                    )
             msg = compare(got, expected, rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype)
             if msg:
                 return FAIL, msg + where
         if ex.alias == "view" and not shares_memory(got, my_args[0]):
-            return FAIL, f"the values are right but the result is a copy; return a view that shares the input's storage{where}"
+            return (
+                FAIL,
+                f"the values are right but the result is a copy; return a view that shares the input's storage{where}",
+            )
         if ex.alias == "copy" and shares_memory(got, my_args[0]):
-            return FAIL, f"the result shares memory with the input (a view): writing to it would change the input{where}"
+            return (
+                FAIL,
+                f"the result shares memory with the input (a view): writing to it would change the input{where}",
+            )
         if ex.extra is not None:
             try:
                 msg = ex.extra(my_args, got)
@@ -193,7 +204,10 @@ def hint(exercise_id: str, all: bool = False) -> None:  # noqa: A002 - `all` rea
         return
     pos = _hint_position.get(ex.id, 0)
     if pos >= len(hints):
-        print(f"No more hints for {ex.id}. The worked answer is in the solutions/ notebook of module {ex.id.split('.')[0]}.")
+        print(
+            f"No more hints for {ex.id}. "
+            f"The worked answer is in the solutions/ notebook of module {ex.id.split('.')[0]}."
+        )
         return
     _hint_position[ex.id] = pos + 1
     print(f"Hint {pos + 1} of {len(hints)} for {ex.id}: {hints[pos]}")

@@ -40,8 +40,9 @@ def _fmt(x: Any) -> str:
     return repr(x)
 
 
-def _compare_tensors(got: torch.Tensor, exp: torch.Tensor, rtol: float, atol: float,
-                     check_dtype: bool, where: str) -> str | None:
+def _compare_tensors(
+    got: torch.Tensor, exp: torch.Tensor, rtol: float, atol: float, check_dtype: bool, where: str
+) -> str | None:
     if got.device != exp.device:
         return f"{where}expected a tensor on {exp.device}, got one on {got.device}"
     if tuple(got.shape) != tuple(exp.shape):
@@ -67,8 +68,10 @@ def _compare_tensors(got: torch.Tensor, exp: torch.Tensor, rtol: float, atol: fl
     bad = (~close).nonzero()
     first = tuple(int(i) for i in bad[0])
     gv, ev = g[first].item(), e[first].item()
-    msg = (f"{where}values differ at {bad.shape[0]} of {g.numel()} positions; "
-           f"first at index {first if len(first) != 1 else first[0]}: expected {_fmt(ev)}, got {_fmt(gv)}")
+    msg = (
+        f"{where}values differ at {bad.shape[0]} of {g.numel()} positions; "
+        f"first at index {first if len(first) != 1 else first[0]}: expected {_fmt(ev)}, got {_fmt(gv)}"
+    )
     if g.is_floating_point():
         diff = (g.double() - e.double()).abs()
         nan_got = int((torch.isnan(g) & ~torch.isnan(e)).sum())
@@ -80,8 +83,9 @@ def _compare_tensors(got: torch.Tensor, exp: torch.Tensor, rtol: float, atol: fl
     return msg
 
 
-def compare(got: Any, expected: Any, *, rtol: float = 1e-5, atol: float = 1e-6,
-            check_dtype: bool = True, where: str = "") -> str | None:
+def compare(
+    got: Any, expected: Any, *, rtol: float = 1e-5, atol: float = 1e-6, check_dtype: bool = True, where: str = ""
+) -> str | None:
     """Return ``None`` when ``got`` matches ``expected``, else a one-line reason.
 
     Tensors are compared by device, shape, dtype (unless ``check_dtype=False``),
@@ -110,8 +114,14 @@ def _compare(got: Any, exp: Any, rtol: float, atol: float, check_dtype: bool, wh
         if not isinstance(got, np.ndarray):
             hint = " (call .numpy() on a CPU tensor)" if isinstance(got, torch.Tensor) else ""
             return f"{where}expected a {describe(exp)}, got {describe(got)}{hint}"
-        return _compare_tensors(torch.from_numpy(np.ascontiguousarray(got)),
-                                torch.from_numpy(np.ascontiguousarray(exp)), rtol, atol, check_dtype, where)
+        return _compare_tensors(
+            torch.from_numpy(np.ascontiguousarray(got)),
+            torch.from_numpy(np.ascontiguousarray(exp)),
+            rtol,
+            atol,
+            check_dtype,
+            where,
+        )
     if isinstance(exp, bool) or isinstance(exp, (torch.dtype, torch.device, str)) or exp is None:
         if type(got) is not type(exp) or got != exp:
             return f"{where}expected {_fmt(exp)}, got {describe(got) if type(got) is not type(exp) else _fmt(got)}"

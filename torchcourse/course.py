@@ -45,36 +45,96 @@ class Module:
 
 MODULES = [
     Module("00", "start_here", "Start here", "how the course works, notebooks, checks and hints, the preflight"),
-    Module("01", "data_to_tensors", "From data to tensors",
-           "images, tables and text as tensors; creation functions; indexing; boxed vs unboxed numbers"),
-    Module("02", "storage_and_views", "Storage and views",
-           "untyped_storage, data_ptr, views, in-place ops, clone/detach, NumPy interop"),
-    Module("03", "strides", "Strides",
-           "size/offset/stride, transpose and permute, contiguity, view vs reshape, expand, as_strided, unfold"),
-    Module("04", "dtypes", "Dtypes",
-           "the dtype table, casting, promotion (NEP 50), overflow, float accuracy, half precision, TF32"),
-    Module("05", "vectorisation", "Vectorisation and measuring speed",
-           "loops vs vectorised ops, broadcasting, reductions, timing with warm-up, min and median"),
-    Module("06", "linear_algebra", "Linear algebra",
-           "linalg.solve, batched solves, solve vs inv, lstsq, eig/eigh, pinv, cond, matmul GFLOP/s"),
-    Module("07", "gpu_offload", "GPU offload",
-           "device-agnostic code, async execution and synchronize, transfer cost, when the GPU loses"),
-    Module("08", "modules_and_buffers", "nn.Module as a container for computation",
-           "parameters vs buffers, state_dict, lazy projection module, inference_mode, devices"),
-    Module("09", "compile_fusion", "torch.compile: fusion and overhead",
-           "Monte Carlo pi, generated code, break-even, cache, modes"),
-    Module("10", "recompilation", "Recompilation and dynamic shapes",
-           "guards, recompiles on dtype/device/shape, dynamic kernels, recompile_limit"),
-    Module("11", "graph_breaks", "Graph breaks",
-           "data-dependent control flow, explain(), torch.where, torch.cond, scalar outputs"),
-    Module("12", "compiling_numpy", "Compiling NumPy code",
-           "K-Means step, numpy_default_float, tensors in and out, roofline"),
-    Module("13", "case_study_ga", "Case study: genetic-algorithm fitness",
-           "three fitness functions in five variants, the int8 sum trap, a compiled GA"),
-    Module("14", "autograd_calculus", "Autograd as a calculus engine",
-           "gradients of plain functions, Newton's method, penalties, torch.func"),
-    Module("15", "distributed_tensors", "Distributed tensors",
-           "torch.distributed with gloo, torchrun, DeviceMesh and DTensor, collectives"),
+    Module(
+        "01",
+        "data_to_tensors",
+        "From data to tensors",
+        "images, tables and text as tensors; creation functions; indexing; boxed vs unboxed numbers",
+    ),
+    Module(
+        "02",
+        "storage_and_views",
+        "Storage and views",
+        "untyped_storage, data_ptr, views, in-place ops, clone/detach, NumPy interop",
+    ),
+    Module(
+        "03",
+        "strides",
+        "Strides",
+        "size/offset/stride, transpose and permute, contiguity, view vs reshape, expand, as_strided, unfold",
+    ),
+    Module(
+        "04",
+        "dtypes",
+        "Dtypes",
+        "the dtype table, casting, promotion (NEP 50), overflow, float accuracy, half precision, TF32",
+    ),
+    Module(
+        "05",
+        "vectorisation",
+        "Vectorisation and measuring speed",
+        "loops vs vectorised ops, broadcasting, reductions, timing with warm-up, min and median",
+    ),
+    Module(
+        "06",
+        "linear_algebra",
+        "Linear algebra",
+        "linalg.solve, batched solves, solve vs inv, lstsq, eig/eigh, pinv, cond, matmul GFLOP/s",
+    ),
+    Module(
+        "07",
+        "gpu_offload",
+        "GPU offload",
+        "device-agnostic code, async execution and synchronize, transfer cost, when the GPU loses",
+    ),
+    Module(
+        "08",
+        "modules_and_buffers",
+        "nn.Module as a container for computation",
+        "parameters vs buffers, state_dict, lazy projection module, inference_mode, devices",
+    ),
+    Module(
+        "09",
+        "compile_fusion",
+        "torch.compile: fusion and overhead",
+        "Monte Carlo pi, generated code, break-even, cache, modes",
+    ),
+    Module(
+        "10",
+        "recompilation",
+        "Recompilation and dynamic shapes",
+        "guards, recompiles on dtype/device/shape, dynamic kernels, recompile_limit",
+    ),
+    Module(
+        "11",
+        "graph_breaks",
+        "Graph breaks",
+        "data-dependent control flow, explain(), torch.where, torch.cond, scalar outputs",
+    ),
+    Module(
+        "12",
+        "compiling_numpy",
+        "Compiling NumPy code",
+        "K-Means step, numpy_default_float, tensors in and out, roofline",
+    ),
+    Module(
+        "13",
+        "case_study_ga",
+        "Case study: genetic-algorithm fitness",
+        "three fitness functions in five variants, the int8 sum trap, a compiled GA",
+    ),
+    Module(
+        "14",
+        "autograd_calculus",
+        "Autograd as a calculus engine",
+        "gradients of plain functions, Newton's method, penalties, torch.func",
+    ),
+    Module(
+        "15",
+        "distributed_tensors",
+        "Distributed tensors",
+        "torch.distributed with gloo, torchrun, DeviceMesh and DTensor, collectives",
+    ),
 ]
 
 
@@ -112,8 +172,9 @@ def readme_table() -> str:
 def write_readme_table() -> None:
     """Replace README.md's module table with the current one."""
     readme = ROOT / "README.md"
-    text = README_TABLE.sub(lambda m: m.group(1) + markdown_table() + "\n" + m.group(3),
-                            readme.read_text(encoding="utf-8"))
+    text = README_TABLE.sub(
+        lambda m: m.group(1) + markdown_table() + "\n" + m.group(3), readme.read_text(encoding="utf-8")
+    )
     readme.write_text(text, encoding="utf-8")
 
 

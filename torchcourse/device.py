@@ -54,5 +54,7 @@ def gpu_skip_message(what: str) -> str | None:
     """``None`` when a GPU is present, else a sentence saying ``what`` was skipped and why."""
     if has_gpu():
         return None
-    return (f"No GPU here (torch.cuda.is_available() is False and no MPS): skipped {what}. "
-            "On a CUDA or Apple-silicon machine this cell runs it.")
+    return (
+        f"No GPU here (torch.cuda.is_available() is False and no MPS): skipped {what}. "
+        "On a CUDA or Apple-silicon machine this cell runs it."
+    )

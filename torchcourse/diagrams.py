@@ -43,8 +43,7 @@ def _label(t: torch.Tensor) -> str:
 
 def _cell(ax: Axes, x: float, y: float, text: str, colour: str = "white", *, bold: bool = False) -> None:
     ax.add_patch(Rectangle((x, y), 1, 1, facecolor=colour, edgecolor="black", linewidth=1))
-    ax.text(x + 0.5, y + 0.5, text, ha="center", va="center", fontsize=9,
-            fontweight="bold" if bold else "normal")
+    ax.text(x + 0.5, y + 0.5, text, ha="center", va="center", fontsize=9, fontweight="bold" if bold else "normal")
 
 
 def _fmt(value: float) -> str:
@@ -53,8 +52,9 @@ def _fmt(value: float) -> str:
     return str(value)
 
 
-def draw_storage(base: torch.Tensor, views: Mapping[str, torch.Tensor], *, ax: Axes | None = None,
-                 title: str | None = None) -> Figure:
+def draw_storage(
+    base: torch.Tensor, views: Mapping[str, torch.Tensor], *, ax: Axes | None = None, title: str | None = None
+) -> Figure:
     """Draw ``base``'s storage as one row of cells and, under it, one row per view.
 
     Each view's row colours the storage cells it reads and numbers them in the order
@@ -79,8 +79,9 @@ def draw_storage(base: torch.Tensor, views: Mapping[str, torch.Tensor], *, ax: A
         shared = view.untyped_storage().data_ptr() == base.untyped_storage().data_ptr()
         ax.text(-0.3, y + 0.5, name, ha="right", va="center", fontsize=10, color="black")
         if not shared:
-            ax.text(0.1, y + 0.5, f"{name}: (own storage, a copy) {_label(view)}", va="center", fontsize=9,
-                    style="italic")
+            ax.text(
+                0.1, y + 0.5, f"{name}: (own storage, a copy) {_label(view)}", va="center", fontsize=9, style="italic"
+            )
             continue
         order: dict[int, list[int]] = {}
         for k, pos in enumerate(storage_index(view).flatten().tolist()):
@@ -124,24 +125,43 @@ def draw_strides(t: torch.Tensor, *, ax: Axes | None = None, title: str | None =
             pos = int(grid[r, c])
             colour_of.setdefault(pos, COLOURS[r % len(COLOURS)])
             _cell(ax, c, rows - 1 - r, str(pos), COLOURS[r % len(COLOURS)])
-    ax.text(cols / 2, rows + 0.25, f"the tensor {tuple(t.shape)}\n(cells: storage position)",
-            ha="center", va="bottom", fontsize=8)
+    ax.text(
+        cols / 2,
+        rows + 0.25,
+        f"the tensor {tuple(t.shape)}\n(cells: storage position)",
+        ha="center",
+        va="bottom",
+        fontsize=8,
+    )
     x0, y0 = cols + 1.5, (rows - 1) / 2
     for i in range(n):
         _cell(ax, x0 + i, y0, str(i), colour_of.get(i, "white"))
     ax.text(x0 + n / 2, y0 + 1.25, "storage", ha="center", va="bottom", fontsize=8)
-    steps = [("next element", t.stride(0))] if t.dim() == 1 else \
-        [(name, s) for name, s, size in zip(("next row", "next column"), t.stride(), t.shape) if size > 1]
+    steps = (
+        [("next element", t.stride(0))]
+        if t.dim() == 1
+        else [(name, s) for name, s, size in zip(("next row", "next column"), t.stride(), t.shape) if size > 1]
+    )
     start = t.storage_offset()
     for k, ((name, stride), shade) in enumerate(zip(steps, ("#aa0000", "#444444"))):
         dy = -0.15 - 0.9 * k
         a, b = x0 + start + 0.5, x0 + start + stride + 0.5
         if stride != 0:
-            ax.add_patch(FancyArrowPatch((a, y0 + dy), (b, y0 + dy), connectionstyle="arc3,rad=0.3",
-                                         arrowstyle="-|>", mutation_scale=10, color=shade, linewidth=1.2))
+            ax.add_patch(
+                FancyArrowPatch(
+                    (a, y0 + dy),
+                    (b, y0 + dy),
+                    connectionstyle="arc3,rad=0.3",
+                    arrowstyle="-|>",
+                    mutation_scale=10,
+                    color=shade,
+                    linewidth=1.2,
+                )
+            )
         note = " (the same cells again)" if stride == 0 else ""
-        ax.text(x0 + n + 0.3, y0 + dy - 0.3, f"{name}: +{stride}{note}", ha="left", va="center",
-                fontsize=8, color=shade)
+        ax.text(
+            x0 + n + 0.3, y0 + dy - 0.3, f"{name}: +{stride}{note}", ha="left", va="center", fontsize=8, color=shade
+        )
     ax.set_xlim(-0.5, x0 + n + 6.5)
     ax.set_ylim(min(-0.2, y0 - 2.4), rows + 1.2)
     ax.set_aspect("equal")

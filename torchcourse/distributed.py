@@ -41,8 +41,11 @@ import psutil
 # The environment variable that marks every process of one launch (see the module docstring).
 TAG = "TORCHCOURSE_LAUNCH_ID"
 # Error text of a rank that failed only because a peer died (not the root cause).
-_PEER_LOSS = re.compile(r"Connection closed by peer|Connection reset by peer|remote worker|DistBackendError"
-                        r"|Broken pipe|SIGTERM|Signal 15", re.IGNORECASE)
+_PEER_LOSS = re.compile(
+    r"Connection closed by peer|Connection reset by peer|remote worker|DistBackendError"
+    r"|Broken pipe|SIGTERM|Signal 15",
+    re.IGNORECASE,
+)
 # The last line of a Python traceback: "ValueError: ...", "torch.distributed.DistBackendError: ...".
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b")
 # Seconds between the polite SIGTERM and the SIGKILL when stopping a launch.
@@ -85,8 +88,11 @@ class LaunchResult:
         Naming the rank that failed *first for its own reason* keeps the error stable.
         """
         failed = self.failed_ranks()
-        own = [r for r in failed  # a traceback cut short by the stop signal has no exception line
-               if _EXCEPTION_LINE.match(self.error_line(r)) and not _PEER_LOSS.search(self.error_line(r))]
+        own = [
+            r
+            for r in failed  # a traceback cut short by the stop signal has no exception line
+            if _EXCEPTION_LINE.match(self.error_line(r)) and not _PEER_LOSS.search(self.error_line(r))
+        ]
         return own or failed
 
     def error_line(self, rank: int) -> str:
@@ -205,21 +211,43 @@ def _one_launch_at_a_time() -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def _run(source: str, nproc: int, timeout: float, args: Sequence[str], env: Mapping[str, str] | None,
-         check: bool, threads: int) -> LaunchResult:
+def _run(
+    source: str,
+    nproc: int,
+    timeout: float,
+    args: Sequence[str],
+    env: Mapping[str, str] | None,
+    check: bool,
+    threads: int,
+) -> LaunchResult:
     tag = uuid.uuid4().hex
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="torchcourse_launch_") as tmp:
         script = Path(tmp) / "script.py"
         script.write_text(source)
         log_dir = Path(tmp) / "logs"
-        cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone",
-               f"--nproc-per-node={nproc}", "--max-restarts=0", "--redirects=3",
-               f"--log-dir={log_dir}", str(script), *args]
-        run_env = {**os.environ, **(env or {}), TAG: tag, "OMP_NUM_THREADS": str(threads),
-                   "PYTHONUNBUFFERED": "1"}
-        launcher = subprocess.Popen(cmd, cwd=tmp, env=run_env, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        cmd = [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            f"--nproc-per-node={nproc}",
+            "--max-restarts=0",
+            "--redirects=3",
+            f"--log-dir={log_dir}",
+            str(script),
+            *args,
+        ]
+        run_env = {**os.environ, **(env or {}), TAG: tag, "OMP_NUM_THREADS": str(threads), "PYTHONUNBUFFERED": "1"}
+        launcher = subprocess.Popen(
+            cmd,
+            cwd=tmp,
+            env=run_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
         timed_out = False
         try:
             launcher_out, _ = launcher.communicate(timeout=timeout)
@@ -234,8 +262,9 @@ def _run(source: str, nproc: int, timeout: float, args: Sequence[str], env: Mapp
             if _tagged(tag):  # a worker outliving torchrun: never leave it running
                 _stop(launcher, tag)
         stdout, stderr = _read_rank_logs(log_dir)
-    result = LaunchResult(launcher.returncode, stdout, stderr, launcher_out or "",
-                          time.perf_counter() - start, timed_out)
+    result = LaunchResult(
+        launcher.returncode, stdout, stderr, launcher_out or "", time.perf_counter() - start, timed_out
+    )
     if check and not result.ok:
         raise LaunchError(describe_failure(result, nproc, timeout), result)
     return result
@@ -244,17 +273,23 @@ def _run(source: str, nproc: int, timeout: float, args: Sequence[str], env: Mapp
 def describe_failure(result: LaunchResult, nproc: int, timeout: float) -> str:
     """One clear sentence about why a launch failed (it does not depend on timings or paths)."""
     if result.timed_out:
-        return (f"the {nproc}-process launch did not finish within {timeout:g} s and was stopped "
-                "(a rank is stuck: waiting in a collective that another rank never joins, or looping); "
-                "all its processes were ended")
+        return (
+            f"the {nproc}-process launch did not finish within {timeout:g} s and was stopped "
+            "(a rank is stuck: waiting in a collective that another rank never joins, or looping); "
+            "all its processes were ended"
+        )
     failed = result.root_cause_ranks()
     if not failed:
-        return (f"the {nproc}-process launch exited with code {result.returncode} and no rank printed "
-                f"a Python traceback: {_launcher_reason(result.launcher)}; see result.launcher for torchrun's log")
+        return (
+            f"the {nproc}-process launch exited with code {result.returncode} and no rank printed "
+            f"a Python traceback: {_launcher_reason(result.launcher)}; see result.launcher for torchrun's log"
+        )
     first = failed[0]
     others = f" (ranks {', '.join(map(str, failed[1:]))} failed too)" if len(failed) > 1 else ""
-    return (f"rank {first} of {nproc} failed with {result.error_line(first)}{others}; "
-            "torchrun stopped the other ranks and no process was left running")
+    return (
+        f"rank {first} of {nproc} failed with {result.error_line(first)}{others}; "
+        "torchrun stopped the other ranks and no process was left running"
+    )
 
 
 def _launcher_reason(log: str) -> str:

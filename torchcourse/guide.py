@@ -48,12 +48,19 @@ def _clean(line: str) -> str:
 def lesson_facts(m: Module) -> LessonFacts:
     text = m.path("notebooks", ".py").read_text(encoding="utf-8")
     obj = re.search(r"\*\*Objectives\.\*\*.*?\n((?:# *\d+\..*\n(?:#    .*\n)*)+)", text)
-    objectives = [_clean(re.sub(r"\n#\s+", " ", o)) for o in re.findall(r"^# *\d+\. (.*(?:\n#    .*)*)",
-                                                                         obj.group(1), re.MULTILINE)] if obj else []
+    objectives = (
+        [
+            _clean(re.sub(r"\n#\s+", " ", o))
+            for o in re.findall(r"^# *\d+\. (.*(?:\n#    .*)*)", obj.group(1), re.MULTILINE)
+        ]
+        if obj
+        else []
+    )
     keys = _section(text, "Key points")
     key_points = [_clean(re.sub(r"\n#\s+", " ", k)) for k in re.findall(r"^# \* (.*(?:\n#   .*)*)", keys, re.MULTILINE)]
-    mistakes = [_clean(h).rstrip(".") for h in re.findall(r"^# \*\*(.+?)\*\*", _section(text, "Common mistakes"),
-                                                          re.MULTILINE)]
+    mistakes = [
+        _clean(h).rstrip(".") for h in re.findall(r"^# \*\*(.+?)\*\*", _section(text, "Common mistakes"), re.MULTILINE)
+    ]
     return LessonFacts(m, objectives, key_points, mistakes)
 
 
@@ -143,11 +150,18 @@ def render() -> str:
     parts = [INTRO]
     one = [n for n in ONE_DAY if n in facts]
     rows, total = timetable(one, facts)
-    parts += ["## One-day workshop", "",
-              f"{len(one)} modules, {total // 60} h {total % 60} min of teaching and exercises, plus breaks. "
-              "The day follows one thread: what a tensor is in memory (storage, strides), why vectorised code "
-              "is fast and how to measure it, then `torch.compile` on torch code and on NumPy code.", "",
-              "| time | module | |", "|---|---|---|", *rows, ""]
+    parts += [
+        "## One-day workshop",
+        "",
+        f"{len(one)} modules, {total // 60} h {total % 60} min of teaching and exercises, plus breaks. "
+        "The day follows one thread: what a tensor is in memory (storage, strides), why vectorised code "
+        "is fast and how to measure it, then `torch.compile` on torch code and on NumPy code.",
+        "",
+        "| time | module | |",
+        "|---|---|---|",
+        *rows,
+        "",
+    ]
     rest = [m.number for m in modules if m.number not in one]
     if rest:
         parts += [f"Self-study after the day: modules {', '.join(rest)}.", ""]
@@ -155,23 +169,44 @@ def render() -> str:
     for day, numbers in enumerate(TWO_DAY, 1):
         numbers = [n for n in numbers if n in facts]
         rows, total = timetable(numbers, facts)
-        parts += [f"**Day {day}** ({total // 60} h {total % 60} min of teaching and exercises)", "",
-                  "| time | module | |", "|---|---|---|", *rows, ""]
+        parts += [
+            f"**Day {day}** ({total // 60} h {total % 60} min of teaching and exercises)",
+            "",
+            "| time | module | |",
+            "|---|---|---|",
+            *rows,
+            "",
+        ]
     taught = {n for day in TWO_DAY for n in day}
     left = [m.number for m in modules if m.number not in taught]
     if left:
         parts += [f"Self-study after the two days: modules {', '.join(left)}.", ""]
     parts += [ROOM, CHECKLIST, "## Module by module", ""]
-    for number, f in facts.items():
+    for f in facts.values():
         m = f.module
         time = f"{m.minutes[0]} min lesson + {m.minutes[1]} min exercises" if m.minutes else ""
-        parts += [f"### {m.number} · {m.title}", "", f"*{time}* · lesson `notebooks/{m.stem}.ipynb`, "
-                  f"exercises `exercises/{m.stem}.ipynb`, answers `solutions/{m.stem}.ipynb`", "",
-                  "**Objectives**", "", *[f"{i}. {o}" for i, o in enumerate(f.objectives, 1)], "",
-                  "**Key points**", "", *[f"* {k}" for k in f.key_points], ""]
+        parts += [
+            f"### {m.number} · {m.title}",
+            "",
+            f"*{time}* · lesson `notebooks/{m.stem}.ipynb`, "
+            f"exercises `exercises/{m.stem}.ipynb`, answers `solutions/{m.stem}.ipynb`",
+            "",
+            "**Objectives**",
+            "",
+            *[f"{i}. {o}" for i, o in enumerate(f.objectives, 1)],
+            "",
+            "**Key points**",
+            "",
+            *[f"* {k}" for k in f.key_points],
+            "",
+        ]
         if f.mistakes:
-            parts += ["**Mistakes learners make** (each shown with its real error in the lesson's Common mistakes)",
-                      "", *[f"* {k}" for k in f.mistakes], ""]
+            parts += [
+                "**Mistakes learners make** (each shown with its real error in the lesson's Common mistakes)",
+                "",
+                *[f"* {k}" for k in f.mistakes],
+                "",
+            ]
     return "\n".join(parts).rstrip() + "\n"
 
 

@@ -79,44 +79,84 @@ def run(compile_check: bool = True, bandwidth: bool = True) -> list[Item]:
     """Collect the preflight items (used by the CLI and by module 00)."""
     items = []
     py_ok = sys.version_info[:2] >= REQUIRED_PYTHON
-    items.append(Item("Python", py_ok, platform.python_version(),
-                      f"install Python {REQUIRED_PYTHON[0]}.{REQUIRED_PYTHON[1]} or newer", fatal=not py_ok))
+    items.append(
+        Item(
+            "Python",
+            py_ok,
+            platform.python_version(),
+            f"install Python {REQUIRED_PYTHON[0]}.{REQUIRED_PYTHON[1]} or newer",
+            fatal=not py_ok,
+        )
+    )
     try:
         import torch
     except ImportError:
-        items.append(Item("torch", False, "not installed", "run `make lab` (or pip install -r requirements.txt)", fatal=True))
+        items.append(
+            Item("torch", False, "not installed", "run `make lab` (or pip install -r requirements.txt)", fatal=True)
+        )
         return items
     version = torch.__version__.split("+")[0]
-    items.append(Item("torch", version == EXPECTED_TORCH, torch.__version__,
-                      f"the stored outputs were made with torch {EXPECTED_TORCH}; other versions may print differently"))
+    items.append(
+        Item(
+            "torch",
+            version == EXPECTED_TORCH,
+            torch.__version__,
+            f"the stored outputs were made with torch {EXPECTED_TORCH}; other versions may print differently",
+        )
+    )
     items.append(Item("CPU", True, f"{os.cpu_count()} cores, torch uses {torch.get_num_threads()} threads"))
     if torch.cuda.is_available():
         for i in range(torch.cuda.device_count()):
             p = torch.cuda.get_device_properties(i)
-            items.append(Item(f"CUDA {i}", True, f"{p.name}, {p.total_memory / 2**30:.1f} GiB, compute capability {p.major}.{p.minor}"))
+            items.append(
+                Item(
+                    f"CUDA {i}",
+                    True,
+                    f"{p.name}, {p.total_memory / 2**30:.1f} GiB, compute capability {p.major}.{p.minor}",
+                )
+            )
     else:
-        items.append(Item("CUDA", False, "no CUDA GPU found",
-                          "fine for the course: GPU cells say what they skip; use a GPU machine or Colab to run them"))
+        items.append(
+            Item(
+                "CUDA",
+                False,
+                "no CUDA GPU found",
+                "fine for the course: GPU cells say what they skip; use a GPU machine or Colab to run them",
+            )
+        )
     mps = getattr(torch.backends, "mps", None)
     if mps is not None and mps.is_available():
         items.append(Item("MPS", True, "Apple GPU available"))
     free = _free_memory_gib()
     if free is not None:
-        items.append(Item("memory", free >= 4, f"{free:.1f} GiB available",
-                          "close other programs: some lessons allocate 1-2 GiB"))
+        items.append(
+            Item(
+                "memory", free >= 4, f"{free:.1f} GiB available", "close other programs: some lessons allocate 1-2 GiB"
+            )
+        )
     compiler = shutil.which(os.environ.get("CXX", "g++")) or shutil.which("c++") or shutil.which("clang++")
-    items.append(Item("C++ compiler", compiler is not None, compiler or "none found",
-                      "torch.compile on the CPU needs one: install g++ (Linux), Xcode command-line tools (macOS) or MSVC"))
+    items.append(
+        Item(
+            "C++ compiler",
+            compiler is not None,
+            compiler or "none found",
+            "torch.compile on the CPU needs one: install g++ (Linux), Xcode command-line tools (macOS) or MSVC",
+        )
+    )
     if torch.cuda.is_available():
         try:
             import triton  # noqa: F401
+
             items.append(Item("Triton", True, f"version {triton.__version__}"))
         except ImportError:
-            items.append(Item("Triton", False, "not installed", "torch.compile on CUDA needs Triton: pip install triton"))
+            items.append(
+                Item("Triton", False, "not installed", "torch.compile on CUDA needs Triton: pip install triton")
+            )
     if compile_check:
         ok, detail = _check_compile("cpu")
-        items.append(Item("compile (cpu)", ok, detail,
-                          "the compile lessons (09-13) need this; the other modules run without it"))
+        items.append(
+            Item("compile (cpu)", ok, detail, "the compile lessons (09-13) need this; the other modules run without it")
+        )
         if torch.cuda.is_available():
             ok, detail = _check_compile("cuda")
             items.append(Item("compile (cuda)", ok, detail, "check the Triton install matches torch"))

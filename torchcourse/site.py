@@ -39,8 +39,11 @@ def _href(from_folder: str, to_folder: str, stem: str) -> str:
 def nav_bar(modules: list[Module], index: int, folder: str) -> str:
     """The navigation bar of one page: its place in the course, its siblings, previous/next."""
     m = modules[index]
-    parts = [f'<span class="place">Module {m.number} of {len(modules) - 1} · {html.escape(m.title)} · '
-             f'{FOLDERS[folder]}</span>', '<a href="../index.html">Contents</a>']
+    parts = [
+        f'<span class="place">Module {m.number} of {len(modules) - 1} · {html.escape(m.title)} · '
+        f"{FOLDERS[folder]}</span>",
+        '<a href="../index.html">Contents</a>',
+    ]
     for other, label in FOLDERS.items():
         if other != folder and m.path(other).exists():
             parts.append(f'<a href="{_href(folder, other, m.stem)}">{label.capitalize()}</a>')
@@ -71,15 +74,21 @@ def render_page(nb_path: Path) -> str:
 def contents_page(modules: list[Module]) -> str:
     rows = []
     for m in modules:
-        links = " · ".join(f'<a href="{folder}/{m.stem}.html">{label}</a>'
-                           for folder, label in FOLDERS.items() if m.path(folder).exists())
+        links = " · ".join(
+            f'<a href="{folder}/{m.stem}.html">{label}</a>'
+            for folder, label in FOLDERS.items()
+            if m.path(folder).exists()
+        )
         minutes = f"{m.minutes[0]} + {m.minutes[1]} min" if m.minutes else ""
-        rows.append(f"<tr><td>{m.number}</td><td><a href=\"notebooks/{m.stem}.html\">{html.escape(m.title)}</a></td>"
-                    f"<td>{html.escape(m.topics)}</td><td>{minutes}</td><td>{links}</td></tr>")
+        rows.append(
+            f'<tr><td>{m.number}</td><td><a href="notebooks/{m.stem}.html">{html.escape(m.title)}</a></td>'
+            f"<td>{html.escape(m.topics)}</td><td>{minutes}</td><td>{links}</td></tr>"
+        )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>PyTorch as a computation library</title>
 <style>body {{ font: 15px/1.5 system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; }}
-table {{ border-collapse: collapse; }} td, th {{ border-bottom: 1px solid #ddd; padding: 6px 10px; text-align: left; }}</style>
+table {{ border-collapse: collapse; }}
+td, th {{ border-bottom: 1px solid #ddd; padding: 6px 10px; text-align: left; }}</style>
 </head><body>
 <h1>PyTorch as a computation library</h1>
 <p>An executable notebook course: tensors, storage and strides, dtypes, linear algebra, GPU offload,
@@ -87,7 +96,7 @@ table {{ border-collapse: collapse; }} td, th {{ border-bottom: 1px solid #ddd; 
 and distributed tensors. These pages show the notebooks with the outputs stored in the repository, as checked by
 its tests. To run them, clone the repository and use <code>make lab</code>.</p>
 <table><tr><th>#</th><th>Module</th><th>Topics</th><th>Time (teaching + exercises)</th><th>Notebooks</th></tr>
-{''.join(rows)}
+{"".join(rows)}
 </table></body></html>
 """
 
@@ -107,7 +116,7 @@ def build_site(out: Path) -> list[Path]:
             bar = nav_bar(modules, i, folder)
             page = _rewrite_links(render_page(nb))
             page = page.replace("</head>", NAV_CSS + "</head>", 1)
-            page = re.sub(r"(<body[^>]*>)", lambda mm: mm.group(1) + bar, page, count=1)
+            page = re.sub(r"(<body[^>]*>)", lambda mm, bar=bar: mm.group(1) + bar, page, count=1)
             page = page.replace("</body>", bar + "</body>", 1)
             target = out / folder / f"{m.stem}.html"
             target.write_text(page, encoding="utf-8")

@@ -45,8 +45,15 @@ def format_seconds(seconds: float) -> str:
     return f"{seconds} s"  # pragma: no cover
 
 
-def measure(fn: Callable[[], Any], *, repeat: int = 7, number: int | None = None, warmup: int = 1,
-            device: torch.device | str | None = "cpu", budget: float = 0.2) -> Timing:
+def measure(
+    fn: Callable[[], Any],
+    *,
+    repeat: int = 7,
+    number: int | None = None,
+    warmup: int = 1,
+    device: torch.device | str | None = "cpu",
+    budget: float = 0.2,
+) -> Timing:
     """Time ``fn()``: ``warmup`` untimed calls, then ``repeat`` timed repeats.
 
     Each repeat runs ``fn`` ``number`` times (chosen so one repeat lasts about

@@ -47,7 +47,10 @@ def shares_with_first(tensors):
 def _returns_its_input(args: tuple, got) -> str | None:
     """PyTorch's in-place methods return the tensor they changed (so calls chain); so must ours."""
     if got is not args[0]:
-        return "the input was changed correctly, but return the tensor you changed (the input itself), as t.add_(1) returns t"
+        return (
+            "the input was changed correctly, but return the tensor you changed (the input itself), "
+            "as t.add_(1) returns t"
+        )
     return None
 
 
@@ -58,91 +61,151 @@ def _shares_with_array(args: tuple, got) -> str | None:
 
 
 def _wrap_cases():
-    return [(np.arange(5.0),),
-            (randn(3, 4, seed=21, dtype=torch.float32).numpy(),),
-            (randint(-5, 5, 2, 3, seed=22, dtype=torch.int32).numpy(),)]
+    return [
+        (np.arange(5.0),),
+        (randn(3, 4, seed=21, dtype=torch.float32).numpy(),),
+        (randint(-5, 5, 2, 3, seed=22, dtype=torch.int32).numpy(),),
+    ]
 
 
 def _share_cases():
     t = randn(3, 4, seed=23)
     u = randn(6, seed=24)
-    return [([t, t[1], t.clone(), t.t(), t[:, 2], t[[0, 2]], t.view(12)],),
-            ([u, u[3:], u * 1, u.view(2, 3)[1], u.detach(), u[u > 0]],),
-            ([t[2], t[0], t[2].clone(), t.reshape(4, 3)],)]
+    return [
+        ([t, t[1], t.clone(), t.t(), t[:, 2], t[[0, 2]], t.view(12)],),
+        ([u, u[3:], u * 1, u.view(2, 3)[1], u.detach(), u[u > 0]],),
+        ([t[2], t[0], t[2].clone(), t.reshape(4, 3)],),
+    ]
 
 
 EXERCISES = [
     Exercise(
-        "02.1", "The last column, as a view (warm-up)", last_column,
-        cases=lambda: [(randn(3, 4, seed=1),), (randn(5, 2, seed=2, dtype=torch.float64),),
-                       (randint(0, 9, 4, 1, seed=3),)],
+        "02.1",
+        "The last column, as a view (warm-up)",
+        last_column,
+        cases=lambda: [
+            (randn(3, 4, seed=1),),
+            (randn(5, 2, seed=2, dtype=torch.float64),),
+            (randint(0, 9, 4, 1, seed=3),),
+        ],
         alias="view",
-        hints=["Basic slicing (integers, ':' and ranges) returns a view; a negative index counts from the end.",
-               "t[:, j] is column j. Indexing with a list, t[:, [j]], copies."],
+        hints=[
+            "Basic slicing (integers, ':' and ranges) returns a view; a negative index counts from the end.",
+            "t[:, j] is column j. Indexing with a list, t[:, [j]], copies.",
+        ],
         wrong=[lambda t: t[:, -1].clone(), lambda t: t[-1], lambda t: t[:, [-1]]],
     ),
     Exercise(
-        "02.2", "An independent copy (warm-up)", independent_copy,
-        cases=lambda: [(randn(4, seed=4),), (randn(2, 3, seed=5, dtype=torch.float64),),
-                       (randint(0, 9, 3, 3, seed=6),)],
+        "02.2",
+        "An independent copy (warm-up)",
+        independent_copy,
+        cases=lambda: [
+            (randn(4, seed=4),),
+            (randn(2, 3, seed=5, dtype=torch.float64),),
+            (randint(0, 9, 3, 3, seed=6),),
+        ],
         alias="copy",
-        hints=["A view and detach() share the input's storage: a write into them changes the input.",
-               "clone() copies the numbers into a new storage; detach() first drops autograd history."],
+        hints=[
+            "A view and detach() share the input's storage: a write into them changes the input.",
+            "clone() copies the numbers into a new storage; detach() first drops autograd history.",
+        ],
         wrong=[lambda t: t.detach(), lambda t: t.view_as(t), lambda t: t[:]],
     ),
     Exercise(
-        "02.3", "Clear the negatives in place", zero_negatives_,
-        cases=lambda: [(randn(8, seed=7),), (randn(3, 4, seed=8, dtype=torch.float64),),
-                       (randint(-5, 5, 2, 5, seed=9),)],
-        inplace=True, extra=_returns_its_input,
-        hints=["clamp(min=0) computes the answer; methods ending in _ write it into the tensor itself.",
-               ("t = t.clamp(min=0) only rebinds your local name: the caller's tensor is untouched. "
-                "Use t.clamp_(min=0) (or t[t < 0] = 0), then return t.")],
-        wrong=[lambda t: t.clamp(min=0),
-               lambda t: torch.where(t < 0, torch.zeros_like(t), t),
-               lambda t: t.abs_()],
+        "02.3",
+        "Clear the negatives in place",
+        zero_negatives_,
+        cases=lambda: [
+            (randn(8, seed=7),),
+            (randn(3, 4, seed=8, dtype=torch.float64),),
+            (randint(-5, 5, 2, 5, seed=9),),
+        ],
+        inplace=True,
+        extra=_returns_its_input,
+        hints=[
+            "clamp(min=0) computes the answer; methods ending in _ write it into the tensor itself.",
+            (
+                "t = t.clamp(min=0) only rebinds your local name: the caller's tensor is untouched. "
+                "Use t.clamp_(min=0) (or t[t < 0] = 0), then return t."
+            ),
+        ],
+        wrong=[lambda t: t.clamp(min=0), lambda t: torch.where(t < 0, torch.zeros_like(t), t), lambda t: t.abs_()],
     ),
     Exercise(
-        "02.4", "Wrap a NumPy array without copying", wrap_array,
+        "02.4",
+        "Wrap a NumPy array without copying",
+        wrap_array,
         cases=_wrap_cases,
         extra=_shares_with_array,
-        hints=["torch.tensor(a) always copies the array.",
-               ("torch.from_numpy(a) (or torch.as_tensor(a) without a dtype) shares the array's memory "
-                "and keeps its dtype.")],
-        wrong=[lambda a: torch.tensor(a), lambda a: torch.from_numpy(a).float(),
-               lambda a: torch.as_tensor(a, dtype=torch.float32)],
+        hints=[
+            "torch.tensor(a) always copies the array.",
+            (
+                "torch.from_numpy(a) (or torch.as_tensor(a) without a dtype) shares the array's memory "
+                "and keeps its dtype."
+            ),
+        ],
+        wrong=[
+            lambda a: torch.tensor(a),
+            lambda a: torch.from_numpy(a).float(),
+            lambda a: torch.as_tensor(a, dtype=torch.float32),
+        ],
     ),
     Exercise(
-        "02.5", "Scale each row in place", scale_rows_,
-        cases=lambda: [(randn(3, 3, seed=10), randn(3, seed=11)),
-                       (randn(4, 2, seed=12, dtype=torch.float64), randn(4, seed=13, dtype=torch.float64)),
-                       (randn(1, 5, seed=14), torch.tensor([2.0]))],
-        inplace=True, extra=_returns_its_input,
-        hints=["Row i of m is multiplied by factors[i]: broadcasting needs factors as a column, shape (n, 1).",
-               "m = m * ... makes a new tensor; m.mul_(...) or m *= ... writes into m's storage."],
-        wrong=[lambda m, f: m * f.unsqueeze(1),
-               lambda m, f: m.mul_(f),
-               lambda m, f: m.mul_(f.unsqueeze(0).T.clone()).clone()],
+        "02.5",
+        "Scale each row in place",
+        scale_rows_,
+        cases=lambda: [
+            (randn(3, 3, seed=10), randn(3, seed=11)),
+            (randn(4, 2, seed=12, dtype=torch.float64), randn(4, seed=13, dtype=torch.float64)),
+            (randn(1, 5, seed=14), torch.tensor([2.0])),
+        ],
+        inplace=True,
+        extra=_returns_its_input,
+        hints=[
+            "Row i of m is multiplied by factors[i]: broadcasting needs factors as a column, shape (n, 1).",
+            "m = m * ... makes a new tensor; m.mul_(...) or m *= ... writes into m's storage.",
+        ],
+        wrong=[
+            lambda m, f: m * f.unsqueeze(1),
+            lambda m, f: m.mul_(f),
+            lambda m, f: m.mul_(f.unsqueeze(0).T.clone()).clone(),
+        ],
     ),
     Exercise(
-        "02.6", "Paint a border through views", set_border_,
-        cases=lambda: [(randn(4, 5, seed=15), 0.0), (randn(3, 3, seed=16, dtype=torch.float64), -1.0),
-                       (randint(0, 9, 2, 6, seed=17), 7), (randn(6, 2, seed=18), 9.5)],
-        inplace=True, extra=_returns_its_input,
-        hints=["img[0], img[-1], img[:, 0] and img[:, -1] are views of the four edges.",
-               "Assigning into a view (img[0] = value) writes into img's storage."],
-        wrong=[lambda img, v: torch.nn.functional.pad(img[1:-1, 1:-1], (1, 1, 1, 1), value=v),
-               lambda img, v: (img.__setitem__(0, v), img.__setitem__(-1, v), img)[-1],
-               lambda img, v: (img.clone().fill_(v), img)[-1]],
+        "02.6",
+        "Paint a border through views",
+        set_border_,
+        cases=lambda: [
+            (randn(4, 5, seed=15), 0.0),
+            (randn(3, 3, seed=16, dtype=torch.float64), -1.0),
+            (randint(0, 9, 2, 6, seed=17), 7),
+            (randn(6, 2, seed=18), 9.5),
+        ],
+        inplace=True,
+        extra=_returns_its_input,
+        hints=[
+            "img[0], img[-1], img[:, 0] and img[:, -1] are views of the four edges.",
+            "Assigning into a view (img[0] = value) writes into img's storage.",
+        ],
+        wrong=[
+            lambda img, v: torch.nn.functional.pad(img[1:-1, 1:-1], (1, 1, 1, 1), value=v),
+            lambda img, v: (img.__setitem__(0, v), img.__setitem__(-1, v), img)[-1],
+            lambda img, v: (img.clone().fill_(v), img)[-1],
+        ],
     ),
     Exercise(
-        "02.7", "Which tensors share memory? (stretch)", shares_with_first,
+        "02.7",
+        "Which tensors share memory? (stretch)",
+        shares_with_first,
         cases=_share_cases,
-        hints=[("A view that starts later in the buffer (t[1]) has another data_ptr() than t, "
-                "yet the same storage."),
-               "Compare x.untyped_storage().data_ptr() with the first tensor's: equal means one buffer."],
-        wrong=[lambda ts: [t.data_ptr() == ts[0].data_ptr() for t in ts[1:]],
-               lambda ts: [t is ts[0] for t in ts[1:]],
-               lambda ts: [torch.equal(t.flatten()[:1], ts[0].flatten()[:1]) for t in ts[1:]]],
+        hints=[
+            ("A view that starts later in the buffer (t[1]) has another data_ptr() than t, yet the same storage."),
+            "Compare x.untyped_storage().data_ptr() with the first tensor's: equal means one buffer.",
+        ],
+        wrong=[
+            lambda ts: [t.data_ptr() == ts[0].data_ptr() for t in ts[1:]],
+            lambda ts: [t is ts[0] for t in ts[1:]],
+            lambda ts: [torch.equal(t.flatten()[:1], ts[0].flatten()[:1]) for t in ts[1:]],
+        ],
     ),
 ]

@@ -53,45 +53,72 @@ def quadratic_roots(b, c):
 
 # ---- inputs ---------------------------------------------------------------------------
 
+
 def _numpy_cases():
-    return [(randn(5, seed=40, dtype=torch.float64).numpy(),),
-            (randn(3, 4, seed=41, dtype=torch.float64).numpy(),),
-            (randint(-50, 50, 6, seed=42).numpy(),)]
+    return [
+        (randn(5, seed=40, dtype=torch.float64).numpy(),),
+        (randn(3, 4, seed=41, dtype=torch.float64).numpy(),),
+        (randint(-50, 50, 6, seed=42).numpy(),),
+    ]
 
 
 def _nbytes_cases():
-    return [(randn(5, seed=43),), (randn(3, 4, seed=44, dtype=torch.float64),),
-            (randn(2, 8, seed=45, dtype=torch.bfloat16),), (randint(0, 9, 7, seed=46, dtype=torch.int8),),
-            (randint(0, 2, 10, seed=47, dtype=torch.bool),), (torch.tensor(7, dtype=torch.int16),)]
+    return [
+        (randn(5, seed=43),),
+        (randn(3, 4, seed=44, dtype=torch.float64),),
+        (randn(2, 8, seed=45, dtype=torch.bfloat16),),
+        (randint(0, 9, 7, seed=46, dtype=torch.int8),),
+        (randint(0, 2, 10, seed=47, dtype=torch.bool),),
+        (torch.tensor(7, dtype=torch.int16),),
+    ]
 
 
 def _count_cases():
-    return [(randint(0, 1000, 10, seed=48),), (randint(0, 100, 4, 6, seed=49, dtype=torch.int32),),
-            (randint(0, 256, 3, 5, seed=50, dtype=torch.uint8),), (randint(16_000_000, 17_000_000, 7, seed=51),)]
+    return [
+        (randint(0, 1000, 10, seed=48),),
+        (randint(0, 100, 4, 6, seed=49, dtype=torch.int32),),
+        (randint(0, 256, 3, 5, seed=50, dtype=torch.uint8),),
+        (randint(16_000_000, 17_000_000, 7, seed=51),),
+    ]
 
 
 def _range_cases():
-    return [(0, 127), (0, 128), (-128, 127), (-129, 0), (-32768, 32767), (0, 40_000),
-            (0, 2**31 - 1), (-(2**31) - 1, 0), (0, 2**40)]
+    return [
+        (0, 127),
+        (0, 128),
+        (-128, 127),
+        (-129, 0),
+        (-32768, 32767),
+        (0, 40_000),
+        (0, 2**31 - 1),
+        (-(2**31) - 1, 0),
+        (0, 2**40),
+    ]
 
 
 def _image_cases():
-    return [(randint(0, 256, 8, 8, seed=52, dtype=torch.uint8), 60),
-            (randint(0, 256, 3, 16, 16, seed=53, dtype=torch.uint8), -70),
-            (torch.tensor([0, 1, 128, 254, 255], dtype=torch.uint8), 1),
-            (randint(0, 256, 4, 4, seed=54, dtype=torch.uint8), 300)]
+    return [
+        (randint(0, 256, 8, 8, seed=52, dtype=torch.uint8), 60),
+        (randint(0, 256, 3, 16, 16, seed=53, dtype=torch.uint8), -70),
+        (torch.tensor([0, 1, 128, 254, 255], dtype=torch.uint8), 1),
+        (randint(0, 256, 4, 4, seed=54, dtype=torch.uint8), 300),
+    ]
 
 
 def _gene_cases():
-    return [(randint(1, 25, 6, 1000, seed=55, dtype=torch.int8),),
-            (randint(1, 25, 12, 700, seed=56, dtype=torch.int8),),
-            (randint(1, 25, 3, 40, seed=57, dtype=torch.int8),)]
+    return [
+        (randint(1, 25, 6, 1000, seed=55, dtype=torch.int8),),
+        (randint(1, 25, 12, 700, seed=56, dtype=torch.int8),),
+        (randint(1, 25, 3, 40, seed=57, dtype=torch.int8),),
+    ]
 
 
 def _measurement_cases():
-    return [(10_000 + randn(1000, seed=58),),
-            (5_000 + 0.1 * randn(50, seed=59),),
-            (-20_000 + 3 * randn(2000, seed=60),)]
+    return [
+        (10_000 + randn(1000, seed=58),),
+        (5_000 + 0.1 * randn(50, seed=59),),
+        (-20_000 + 3 * randn(2000, seed=60),),
+    ]
 
 
 def _quadratic_cases():
@@ -106,6 +133,7 @@ def _quadratic_cases():
 
 
 # ---- typical wrong answers ------------------------------------------------------------
+
 
 def _smallest_strict(lo, hi):  # off by one at the boundary: < instead of <=
     for dtype in SIGNED:
@@ -133,75 +161,120 @@ def _roots_naive_float64(b, c):  # more digits do not cure cancellation when b i
 
 EXERCISES = [
     Exercise(
-        "04.1", "From NumPy, in float32", to_float32_tensor,
+        "04.1",
+        "From NumPy, in float32",
+        to_float32_tensor,
         cases=_numpy_cases,
-        hints=["torch.from_numpy(a) and torch.tensor(a) both keep NumPy's dtype: float64 stays float64.",
-               "Convert once, where the data enters: .float(), or torch.as_tensor(a, dtype=torch.float32)."],
+        hints=[
+            "torch.from_numpy(a) and torch.tensor(a) both keep NumPy's dtype: float64 stays float64.",
+            "Convert once, where the data enters: .float(), or torch.as_tensor(a, dtype=torch.float32).",
+        ],
         wrong=[lambda a: torch.from_numpy(a), lambda a: torch.tensor(a), lambda a: torch.from_numpy(a).half()],
     ),
     Exercise(
-        "04.2", "Bytes of a tensor", nbytes,
+        "04.2",
+        "Bytes of a tensor",
+        nbytes,
         cases=_nbytes_cases,
-        hints=["t.numel() counts elements; t.element_size() gives the bytes of one element of t's dtype.",
-               "A bool takes a whole byte; a bfloat16 two."],
+        hints=[
+            "t.numel() counts elements; t.element_size() gives the bytes of one element of t's dtype.",
+            "A bool takes a whole byte; a bfloat16 two.",
+        ],
         wrong=[lambda t: t.numel(), lambda t: t.element_size(), lambda t: t.numel() * 4],
     ),
     Exercise(
-        "04.3", "The mean of integer counts", mean_counts,
+        "04.3",
+        "The mean of integer counts",
+        mean_counts,
         cases=_count_cases,
-        hints=["t.mean() refuses an integer tensor; cast first, and pick the dtype the exercise asks for.",
-               ("t / n and t.float() both give float32 (the default float), not float64: use .double() "
-                "or t.mean(dtype=torch.float64).")],
+        hints=[
+            "t.mean() refuses an integer tensor; cast first, and pick the dtype the exercise asks for.",
+            (
+                "t / n and t.float() both give float32 (the default float), not float64: use .double() "
+                "or t.mean(dtype=torch.float64)."
+            ),
+        ],
         wrong=[lambda t: t.float().mean(), lambda t: t.sum() / t.numel(), lambda t: t.double().mean().item()],
     ),
     Exercise(
-        "04.4", "The smallest integer dtype", smallest_int_dtype,
+        "04.4",
+        "The smallest integer dtype",
+        smallest_int_dtype,
         cases=_range_cases,
-        hints=["torch.iinfo(torch.int16).min and .max give the range of a dtype; try the dtypes from small to large.",
-               "Both ends matter, and both ends are included: int8 holds -128 and 127 themselves."],
+        hints=[
+            "torch.iinfo(torch.int16).min and .max give the range of a dtype; try the dtypes from small to large.",
+            "Both ends matter, and both ends are included: int8 holds -128 and 127 themselves.",
+        ],
         wrong=[_smallest_strict, _smallest_ignores_lo, lambda lo, hi: torch.int64],
     ),
     Exercise(
-        "04.5", "Brighten an image without wrap-around", brighten,
+        "04.5",
+        "Brighten an image without wrap-around",
+        brighten,
         cases=_image_cases,
-        hints=["uint8 arithmetic wraps: 250 + 10 is 4. Compute in a wider integer type first (img.int()).",
-               ("Clamp to [0, 255] in the wide type, then cast back with .to(torch.uint8): the result must "
-                "still be uint8.")],
-        wrong=[lambda img, amount: img + amount,
-               lambda img, amount: (img + amount).clamp(0, 255),
-               lambda img, amount: (img.int() + amount).clamp(0, 255)],
+        hints=[
+            "uint8 arithmetic wraps: 250 + 10 is 4. Compute in a wider integer type first (img.int()).",
+            (
+                "Clamp to [0, 255] in the wide type, then cast back with .to(torch.uint8): the result must "
+                "still be uint8."
+            ),
+        ],
+        wrong=[
+            lambda img, amount: img + amount,
+            lambda img, amount: (img + amount).clamp(0, 255),
+            lambda img, amount: (img.int() + amount).clamp(0, 255),
+        ],
     ),
     Exercise(
-        "04.6", "Gene totals in int16", gene_totals,
+        "04.6",
+        "Gene totals in int16",
+        gene_totals,
         cases=_gene_cases,
-        hints=["genes.sum(dim=1) returns int64: correct totals, but 4x the bytes you need (after an 8x copy).",
-               "The largest total is 24 x 1000 = 24,000. Which dtype holds it? Pass it as sum(..., dtype=...)."],
-        wrong=[lambda genes: genes.sum(dim=1),
-               lambda genes: genes.sum(dim=1, dtype=torch.int8),
-               lambda genes: genes.sum(dim=0, dtype=torch.int16)],
+        hints=[
+            "genes.sum(dim=1) returns int64: correct totals, but 4x the bytes you need (after an 8x copy).",
+            "The largest total is 24 x 1000 = 24,000. Which dtype holds it? Pass it as sum(..., dtype=...).",
+        ],
+        wrong=[
+            lambda genes: genes.sum(dim=1),
+            lambda genes: genes.sum(dim=1, dtype=torch.int8),
+            lambda genes: genes.sum(dim=0, dtype=torch.int16),
+        ],
     ),
     Exercise(
-        "04.7", "Variance without cancellation", variance,
+        "04.7",
+        "Variance without cancellation",
+        variance,
         cases=_measurement_cases,
-        rtol=1e-4, atol=1e-6,
-        hints=["The textbook shortcut mean(x**2) - mean(x)**2 subtracts two huge, nearly equal numbers.",
-               ("Subtract the mean first, then square and average: the numbers stay small. This is the "
-                "population variance (divide by n, not n - 1), returned in float32.")],
-        wrong=[lambda t: (t ** 2).mean() - t.mean() ** 2,
-               lambda t: t.var(),
-               lambda t: t.double().var(correction=0)],
+        rtol=1e-4,
+        atol=1e-6,
+        hints=[
+            "The textbook shortcut mean(x**2) - mean(x)**2 subtracts two huge, nearly equal numbers.",
+            (
+                "Subtract the mean first, then square and average: the numbers stay small. This is the "
+                "population variance (divide by n, not n - 1), returned in float32."
+            ),
+        ],
+        wrong=[lambda t: (t**2).mean() - t.mean() ** 2, lambda t: t.var(), lambda t: t.double().var(correction=0)],
     ),
     Exercise(
-        "04.8", "Stable quadratic roots (stretch)", quadratic_roots,
+        "04.8",
+        "Stable quadratic roots (stretch)",
+        quadratic_roots,
         cases=_quadratic_cases,
-        rtol=1e-5, atol=0.0,  # the small roots are ~1e-8: an absolute tolerance would hide them
-        hints=[("Find the subtraction of two nearly equal numbers: for large |b|, sqrt(b² - 4c) is almost "
+        rtol=1e-5,
+        atol=0.0,  # the small roots are ~1e-8: an absolute tolerance would hide them
+        hints=[
+            (
+                "Find the subtraction of two nearly equal numbers: for large |b|, sqrt(b² - 4c) is almost "
                 "|b|, and one of the two roots of the textbook formula subtracts it from |b|. The other one "
-                "adds them and is accurate."),
-               "Compute that accurate (large) root first: q = -(b + sign(b)·sqrt(b² - 4c)) / 2.",
-               ("The product of the two roots is c, so the small root is c / q. Stack them with "
-                "torch.stack([small, large], dim=1).")],
-        wrong=[_roots_naive, _roots_naive_float64,
-               lambda b, c: quadratic_roots(b.double(), c.double())],
+                "adds them and is accurate."
+            ),
+            "Compute that accurate (large) root first: q = -(b + sign(b)·sqrt(b² - 4c)) / 2.",
+            (
+                "The product of the two roots is c, so the small root is c / q. Stack them with "
+                "torch.stack([small, large], dim=1)."
+            ),
+        ],
+        wrong=[_roots_naive, _roots_naive_float64, lambda b, c: quadratic_roots(b.double(), c.double())],
     ),
 ]

@@ -48,6 +48,7 @@ def spd_sqrt(S):
 
 # ---- inputs -------------------------------------------------------------------------
 
+
 def _well_conditioned(n, seed, dtype=torch.float64, batch=()):
     return (randn(*batch, n, n, seed=seed, dtype=torch.float64) + 3 * torch.eye(n, dtype=torch.float64)).to(dtype)
 
@@ -58,24 +59,30 @@ def _course_system():
 
 
 def _solve_cases():
-    return [_course_system(),
-            (_well_conditioned(5, 1), randn(5, seed=2, dtype=torch.float64)),
-            (_well_conditioned(4, 3, torch.float32), randn(4, seed=4))]
+    return [
+        _course_system(),
+        (_well_conditioned(5, 1), randn(5, seed=2, dtype=torch.float64)),
+        (_well_conditioned(4, 3, torch.float32), randn(4, seed=4)),
+    ]
 
 
 def _residual_cases():
     A, b = _course_system()
     close = torch.tensor([1.01, 1.98, 3.0], dtype=torch.float64)
     A5 = _well_conditioned(5, 5)
-    return [(A, close, b),
-            (A5, randn(5, seed=6, dtype=torch.float64), randn(5, seed=7, dtype=torch.float64)),
-            (_well_conditioned(3, 8, torch.float32), randn(3, seed=9), randn(3, seed=10))]
+    return [
+        (A, close, b),
+        (A5, randn(5, seed=6, dtype=torch.float64), randn(5, seed=7, dtype=torch.float64)),
+        (_well_conditioned(3, 8, torch.float32), randn(3, seed=9), randn(3, seed=10)),
+    ]
 
 
 def _rows_cases():
-    return [(_well_conditioned(3, 20), randn(5, 3, seed=21, dtype=torch.float64)),
-            (_well_conditioned(4, 22), randn(4, 4, seed=23, dtype=torch.float64)),
-            (_well_conditioned(2, 24), randn(1, 2, seed=25, dtype=torch.float64))]
+    return [
+        (_well_conditioned(3, 20), randn(5, 3, seed=21, dtype=torch.float64)),
+        (_well_conditioned(4, 22), randn(4, 4, seed=23, dtype=torch.float64)),
+        (_well_conditioned(2, 24), randn(1, 2, seed=25, dtype=torch.float64)),
+    ]
 
 
 def _line_cases():
@@ -99,93 +106,161 @@ def _spd(n, seed, batch=()):
 
 def _project_cases():
     low_rank = randn(5, 2, seed=51, dtype=torch.float64) @ randn(2, 3, seed=52, dtype=torch.float64)
-    return [(randn(6, 2, seed=50, dtype=torch.float64), randn(6, seed=53, dtype=torch.float64)),
-            (low_rank, randn(5, seed=54, dtype=torch.float64)),
-            (_well_conditioned(4, 55), randn(4, seed=56, dtype=torch.float64))]
+    return [
+        (randn(6, 2, seed=50, dtype=torch.float64), randn(6, seed=53, dtype=torch.float64)),
+        (low_rank, randn(5, seed=54, dtype=torch.float64)),
+        (_well_conditioned(4, 55), randn(4, seed=56, dtype=torch.float64)),
+    ]
 
 
 EXERCISES = [
     Exercise(
-        "06.1", "Solve a linear system (warm-up)", solve_system,
+        "06.1",
+        "Solve a linear system (warm-up)",
+        solve_system,
         cases=_solve_cases,
-        hints=["torch.linalg.solve(A, b) returns the x with A @ x == b.",
-               "Check your answer: A @ x should reproduce b."],
-        wrong=[lambda A, b: A @ b, lambda A, b: torch.linalg.solve(A.T, b),
-               lambda A, b: b @ torch.linalg.inv(A)],
+        hints=[
+            "torch.linalg.solve(A, b) returns the x with A @ x == b.",
+            "Check your answer: A @ x should reproduce b.",
+        ],
+        wrong=[lambda A, b: A @ b, lambda A, b: torch.linalg.solve(A.T, b), lambda A, b: b @ torch.linalg.inv(A)],
     ),
     Exercise(
-        "06.2", "GFLOP/s of a matrix product", matmul_gflops,
+        "06.2",
+        "GFLOP/s of a matrix product",
+        matmul_gflops,
         cases=lambda: [(500, 2.29e-3), (1024, 0.015), (16, 2e-6), (5000, 2.21)],
-        hints=["An n x n by n x n product does n³ multiplications and n³ additions.",
-               "GFLOP/s = operations / seconds / 1e9."],
-        wrong=[lambda n, seconds: n**3 / seconds / 1e9, lambda n, seconds: 2 * n**2 / seconds / 1e9,
-               lambda n, seconds: 2 * n**3 / seconds / 2**30],
+        hints=[
+            "An n x n by n x n product does n³ multiplications and n³ additions.",
+            "GFLOP/s = operations / seconds / 1e9.",
+        ],
+        wrong=[
+            lambda n, seconds: n**3 / seconds / 1e9,
+            lambda n, seconds: 2 * n**2 / seconds / 1e9,
+            lambda n, seconds: 2 * n**3 / seconds / 2**30,
+        ],
     ),
     Exercise(
-        "06.3", "How far from solved? The residual norm", residual_norm,
+        "06.3",
+        "How far from solved? The residual norm",
+        residual_norm,
         cases=_residual_cases,
-        hints=["The residual is the vector A @ x - b: zero when x solves the system exactly.",
-               "Its size is the Euclidean (2-)norm: torch.linalg.vector_norm. Return a Python float (.item())."],
-        wrong=[lambda A, x, b: (A @ x - b).abs().max().item(), lambda A, x, b: ((A @ x - b) ** 2).sum().item(),
-               lambda A, x, b: torch.linalg.vector_norm(x - b).item()],
+        hints=[
+            "The residual is the vector A @ x - b: zero when x solves the system exactly.",
+            "Its size is the Euclidean (2-)norm: torch.linalg.vector_norm. Return a Python float (.item()).",
+        ],
+        wrong=[
+            lambda A, x, b: (A @ x - b).abs().max().item(),
+            lambda A, x, b: ((A @ x - b) ** 2).sum().item(),
+            lambda A, x, b: torch.linalg.vector_norm(x - b).item(),
+        ],
     ),
     Exercise(
-        "06.4", "One matrix, right-hand sides as rows", solve_rows,
+        "06.4",
+        "One matrix, right-hand sides as rows",
+        solve_rows,
         cases=_rows_cases,
-        hints=["solve(A, B) treats the *columns* of a 2-D B as right-hand sides.",
-               "Your right-hand sides are the rows of B: turn them into columns (B.T), solve, and turn the "
-               "solutions back into rows."],
-        wrong=[lambda A, B: torch.linalg.solve(A, B), lambda A, B: torch.linalg.solve(A, B, left=False),
-               lambda A, B: torch.linalg.solve(A.T, B.T).T],
+        hints=[
+            "solve(A, B) treats the *columns* of a 2-D B as right-hand sides.",
+            "Your right-hand sides are the rows of B: turn them into columns (B.T), solve, and turn the "
+            "solutions back into rows.",
+        ],
+        wrong=[
+            lambda A, B: torch.linalg.solve(A, B),
+            lambda A, B: torch.linalg.solve(A, B, left=False),
+            lambda A, B: torch.linalg.solve(A.T, B.T).T,
+        ],
     ),
     Exercise(
-        "06.5", "Fit a straight line with lstsq", fit_line,
+        "06.5",
+        "Fit a straight line with lstsq",
+        fit_line,
         cases=_line_cases,
-        hints=["Each point gives one equation slope * x_i + intercept = y_i: a design matrix with a column of "
-               "x and a column of ones.",
-               "torch.stack([x, torch.ones_like(x)], dim=1) is that matrix; lstsq wants y as a column "
-               "(y.unsqueeze(-1)) and returns .solution of shape (2, 1)."],
-        wrong=[lambda x, y: torch.linalg.lstsq(x.unsqueeze(-1), y.unsqueeze(-1)).solution.squeeze(-1),
-               lambda x, y: torch.linalg.lstsq(torch.stack([torch.ones_like(x), x], dim=1),
-                                               y.unsqueeze(-1)).solution.squeeze(-1),
-               lambda x, y: torch.linalg.lstsq(torch.stack([x, torch.ones_like(x)], dim=1),
-                                               y.unsqueeze(-1)).solution],
+        hints=[
+            "Each point gives one equation slope * x_i + intercept = y_i: a design matrix with a column of "
+            "x and a column of ones.",
+            "torch.stack([x, torch.ones_like(x)], dim=1) is that matrix; lstsq wants y as a column "
+            "(y.unsqueeze(-1)) and returns .solution of shape (2, 1).",
+        ],
+        wrong=[
+            lambda x, y: torch.linalg.lstsq(x.unsqueeze(-1), y.unsqueeze(-1)).solution.squeeze(-1),
+            lambda x, y: torch.linalg.lstsq(
+                torch.stack([torch.ones_like(x), x], dim=1), y.unsqueeze(-1)
+            ).solution.squeeze(-1),
+            lambda x, y: torch.linalg.lstsq(torch.stack([x, torch.ones_like(x)], dim=1), y.unsqueeze(-1)).solution,
+        ],
     ),
     Exercise(
-        "06.6", "Score images against a template with tensordot", template_scores,
-        cases=lambda: [(randn(4, 3, 5, seed=40), randn(3, 5, seed=41)), (randn(1, 2, 2, seed=42), randn(2, 2, seed=43)),
-                       (randn(6, 4, 4, seed=44, dtype=torch.float64), randn(4, 4, seed=45, dtype=torch.float64))],
-        hints=["The score of image i is sum over all pixels (h, w) of images[i, h, w] * template[h, w].",
-               "torch.tensordot(a, b, dims=k) sums over the last k dimensions of a and the first k of b."],
-        wrong=[lambda images, template: images @ template.T, lambda images, template: (images * template).sum(),
-               lambda images, template: torch.tensordot(images, template, dims=1)],
-        rtol=1e-4, atol=1e-5,
+        "06.6",
+        "Score images against a template with tensordot",
+        template_scores,
+        cases=lambda: [
+            (randn(4, 3, 5, seed=40), randn(3, 5, seed=41)),
+            (randn(1, 2, 2, seed=42), randn(2, 2, seed=43)),
+            (randn(6, 4, 4, seed=44, dtype=torch.float64), randn(4, 4, seed=45, dtype=torch.float64)),
+        ],
+        hints=[
+            "The score of image i is sum over all pixels (h, w) of images[i, h, w] * template[h, w].",
+            "torch.tensordot(a, b, dims=k) sums over the last k dimensions of a and the first k of b.",
+        ],
+        wrong=[
+            lambda images, template: images @ template.T,
+            lambda images, template: (images * template).sum(),
+            lambda images, template: torch.tensordot(images, template, dims=1),
+        ],
+        rtol=1e-4,
+        atol=1e-5,
     ),
     Exercise(
-        "06.7", "Eigenvalues of a symmetric matrix, largest first", eigenvalues_descending,
-        cases=lambda: [(_symmetric(4, 60),), (_symmetric(6, 61),), (_symmetric(1, 62),),
-                       (_symmetric(5, 63, batch=(3,)),)],
-        hints=["For a symmetric matrix use eigh or eigvalsh: real eigenvalues, in ascending order.",
-               "Reverse the last dimension (flip(-1)), so batches of matrices work too."],
-        wrong=[lambda S: torch.linalg.eigvalsh(S), lambda S: torch.linalg.eigvals(S),
-               lambda S: torch.linalg.eigvalsh(S).flip(0)],
+        "06.7",
+        "Eigenvalues of a symmetric matrix, largest first",
+        eigenvalues_descending,
+        cases=lambda: [
+            (_symmetric(4, 60),),
+            (_symmetric(6, 61),),
+            (_symmetric(1, 62),),
+            (_symmetric(5, 63, batch=(3,)),),
+        ],
+        hints=[
+            "For a symmetric matrix use eigh or eigvalsh: real eigenvalues, in ascending order.",
+            "Reverse the last dimension (flip(-1)), so batches of matrices work too.",
+        ],
+        wrong=[
+            lambda S: torch.linalg.eigvalsh(S),
+            lambda S: torch.linalg.eigvals(S),
+            lambda S: torch.linalg.eigvalsh(S).flip(0),
+        ],
     ),
     Exercise(
-        "06.8", "Project a vector onto a column space", project,
+        "06.8",
+        "Project a vector onto a column space",
+        project,
         cases=_project_cases,
-        hints=["The projection of v is the vector A @ c closest to v: c is the least-squares solution of A c ≈ v.",
-               "pinv(A) @ v gives that c for any A, even when its columns are not independent; then multiply by A."],
-        wrong=[lambda A, v: A @ (A.T @ v), lambda A, v: torch.linalg.pinv(A) @ v,
-               lambda A, v: A @ torch.linalg.pinv(A)],
+        hints=[
+            "The projection of v is the vector A @ c closest to v: c is the least-squares solution of A c ≈ v.",
+            "pinv(A) @ v gives that c for any A, even when its columns are not independent; then multiply by A.",
+        ],
+        wrong=[
+            lambda A, v: A @ (A.T @ v),
+            lambda A, v: torch.linalg.pinv(A) @ v,
+            lambda A, v: A @ torch.linalg.pinv(A),
+        ],
     ),
     Exercise(
-        "06.9", "The square root of a positive-definite matrix (stretch)", spd_sqrt,
+        "06.9",
+        "The square root of a positive-definite matrix (stretch)",
+        spd_sqrt,
         cases=lambda: [(_spd(2, 70),), (_spd(4, 71),), (_spd(3, 72, batch=(2,)),)],
-        hints=["S.sqrt() takes the square root of each element; you want the matrix R with R @ R == S.",
-               "eigh gives S = V diag(w) V^T. Take the square roots of the eigenvalues and put the pieces back "
-               "together: V diag(sqrt(w)) V^T.",
-               "torch.diag_embed builds (batches of) diagonal matrices; .mT transposes the last two dimensions."],
-        wrong=[lambda S: S.sqrt(), lambda S: torch.linalg.cholesky(S),
-               lambda S: (lambda w, V: V @ torch.diag_embed(w.sqrt()) @ V)(*torch.linalg.eigh(S))],
+        hints=[
+            "S.sqrt() takes the square root of each element; you want the matrix R with R @ R == S.",
+            "eigh gives S = V diag(w) V^T. Take the square roots of the eigenvalues and put the pieces back "
+            "together: V diag(sqrt(w)) V^T.",
+            "torch.diag_embed builds (batches of) diagonal matrices; .mT transposes the last two dimensions.",
+        ],
+        wrong=[
+            lambda S: S.sqrt(),
+            lambda S: torch.linalg.cholesky(S),
+            lambda S: (lambda w, V: V @ torch.diag_embed(w.sqrt()) @ V)(*torch.linalg.eigh(S)),
+        ],
     ),
 ]

@@ -33,8 +33,9 @@ class _WithBuffers(nn.Module):
 def _count_cases():
     frozen = nn.Sequential(nn.Linear(5, 3, device="meta"), nn.Linear(3, 2, device="meta"))
     frozen[0].requires_grad_(False)
-    net = nn.Sequential(nn.Linear(5, 3, device="meta"), nn.BatchNorm1d(3, device="meta"),
-                        nn.Linear(3, 1, device="meta"))
+    net = nn.Sequential(
+        nn.Linear(5, 3, device="meta"), nn.BatchNorm1d(3, device="meta"), nn.Linear(3, 1, device="meta")
+    )
     return [(nn.Linear(3, 4, device="meta"),), (net,), (frozen,), (_WithBuffers(),)]
 
 
@@ -47,8 +48,9 @@ def unsaved_buffers(module):
 
 
 def _unsaved_cases():
-    nested = nn.Sequential(_WithBuffers(), nn.BatchNorm1d(2, device="meta"),
-                           nn.Sequential(nn.Linear(2, 2, device="meta"), _WithBuffers()))
+    nested = nn.Sequential(
+        _WithBuffers(), nn.BatchNorm1d(2, device="meta"), nn.Sequential(nn.Linear(2, 2, device="meta"), _WithBuffers())
+    )
     return [(_WithBuffers(),), (nested,), (nn.BatchNorm1d(4, device="meta"),)]
 
 
@@ -69,6 +71,7 @@ def _inspect_with(cls):
     def inspect_standardise(data, x):
         m = cls(data)
         return {"output": m(x), "buffers": dict(m.named_buffers())}
+
     return inspect_standardise
 
 
@@ -97,9 +100,11 @@ class _StandardiseBiased(_Standardise):
 
 
 def _standardise_cases():
-    return [(randn(50, 3, seed=800) * 2 + 1, randn(4, 3, seed=801)),
-            (randn(20, 5, seed=802, dtype=torch.float64) * 0.5 - 3, randn(2, 5, seed=803, dtype=torch.float64)),
-            (randn(8, 1, seed=804), randn(6, 1, seed=805))]
+    return [
+        (randn(50, 3, seed=800) * 2 + 1, randn(4, 3, seed=801)),
+        (randn(20, 5, seed=802, dtype=torch.float64) * 0.5 - 3, randn(2, 5, seed=803, dtype=torch.float64)),
+        (randn(8, 1, seed=804), randn(6, 1, seed=805)),
+    ]
 
 
 # ---------------------------------------------------------------------------- 08.4
@@ -113,9 +118,11 @@ def linear_from_state(state, x):
 
 
 def _linear_cases():
-    return [({"weight": randn(4, 3, seed=810), "bias": randn(4, seed=811)}, randn(5, 3, seed=812)),
-            ({"weight": randn(2, 6, seed=813), "bias": randn(2, seed=814)}, randn(1, 6, seed=815)),
-            ({"weight": randn(3, 3, seed=816)}, randn(2, 3, seed=817))]  # a layer saved with bias=False
+    return [
+        ({"weight": randn(4, 3, seed=810), "bias": randn(4, seed=811)}, randn(5, 3, seed=812)),
+        ({"weight": randn(2, 6, seed=813), "bias": randn(2, seed=814)}, randn(1, 6, seed=815)),
+        ({"weight": randn(3, 3, seed=816)}, randn(2, 3, seed=817)),
+    ]  # a layer saved with bias=False
 
 
 def _fresh_linear(state, x):
@@ -141,8 +148,13 @@ def predict(module, x):
 
 def _net(seed, n_in, n_out):
     """A small network in training mode, with seeded weights and running statistics."""
-    net = nn.Sequential(nn.Linear(n_in, 8, device="meta"), nn.BatchNorm1d(8, device="meta"), nn.ReLU(),
-                        nn.Dropout(0.5), nn.Linear(8, n_out, device="meta"))
+    net = nn.Sequential(
+        nn.Linear(n_in, 8, device="meta"),
+        nn.BatchNorm1d(8, device="meta"),
+        nn.ReLU(),
+        nn.Dropout(0.5),
+        nn.Linear(8, n_out, device="meta"),
+    )
     net.to_empty(device="cpu")  # real memory, no use of the global random generator
     with torch.no_grad():
         for i, p in enumerate(net.parameters()):
@@ -155,8 +167,10 @@ def _net(seed, n_in, n_out):
 
 def _predict_extra(args, got):
     if isinstance(got, torch.Tensor) and not got.is_inference():
-        return ("the values are right but the result is not an inference tensor: "
-                "run the module inside `with torch.inference_mode():`")
+        return (
+            "the values are right but the result is not an inference tensor: "
+            "run the module inside `with torch.inference_mode():`"
+        )
     return None
 
 
@@ -191,10 +205,13 @@ def _inspect_lazy_with(cls):
         m = cls(A)
         before = ", ".join(name for name, _ in m.named_buffers())
         y = m(x)
-        return {"output": y,
-                "buffers before the first call": before,
-                "buffers after the first call": ", ".join(name for name, _ in m.named_buffers()),
-                "state_dict keys after the first call": ", ".join(m.state_dict())}
+        return {
+            "output": y,
+            "buffers before the first call": before,
+            "buffers after the first call": ", ".join(name for name, _ in m.named_buffers()),
+            "state_dict keys after the first call": ", ".join(m.state_dict()),
+        }
+
     return inspect_lazy
 
 
@@ -228,71 +245,109 @@ class _RecomputedP(_LazyProjection):
 
 
 def _lazy_cases():
-    return [(randn(30, 4, seed=820), randn(5, 30, seed=821)),
-            (randn(12, 3, seed=822, dtype=torch.float64), randn(3, 12, seed=823, dtype=torch.float64)),
-            (randn(6, 6, seed=824), randn(2, 6, seed=825))]
+    return [
+        (randn(30, 4, seed=820), randn(5, 30, seed=821)),
+        (randn(12, 3, seed=822, dtype=torch.float64), randn(3, 12, seed=823, dtype=torch.float64)),
+        (randn(6, 6, seed=824), randn(2, 6, seed=825)),
+    ]
 
 
 EXERCISES = [
     Exercise(
-        "08.1", "Count the trainable numbers", count_trainable,
+        "08.1",
+        "Count the trainable numbers",
+        count_trainable,
         cases=_count_cases,
-        hints=["module.parameters() yields every parameter, through all sub-modules.",
-               "Count numbers, not tensors (p.numel()), and only those with p.requires_grad; "
-               "buffers are not parameters."],
-        wrong=[lambda module: len(list(module.parameters())),
-               lambda module: sum(p.numel() for p in module.parameters()),
-               lambda module: sum(t.numel() for t in module.state_dict().values())],
+        hints=[
+            "module.parameters() yields every parameter, through all sub-modules.",
+            "Count numbers, not tensors (p.numel()), and only those with p.requires_grad; buffers are not parameters.",
+        ],
+        wrong=[
+            lambda module: len(list(module.parameters())),
+            lambda module: sum(p.numel() for p in module.parameters()),
+            lambda module: sum(t.numel() for t in module.state_dict().values()),
+        ],
     ),
     Exercise(
-        "08.2", "Buffers that state_dict leaves out", unsaved_buffers,
+        "08.2",
+        "Buffers that state_dict leaves out",
+        unsaved_buffers,
         cases=_unsaved_cases,
-        hints=["module.named_buffers() yields every buffer with its dotted name, through sub-modules.",
-               "state_dict() holds parameters and persistent buffers: the buffers missing from it are "
-               "the non-persistent ones."],
-        wrong=[lambda module: sorted(name for name, _ in module.named_buffers()),
-               lambda module: sorted(module._non_persistent_buffers_set),
-               lambda module: sorted(set(module.state_dict()) - {n for n, _ in module.named_parameters()})],
+        hints=[
+            "module.named_buffers() yields every buffer with its dotted name, through sub-modules.",
+            "state_dict() holds parameters and persistent buffers: the buffers missing from it are "
+            "the non-persistent ones.",
+        ],
+        wrong=[
+            lambda module: sorted(name for name, _ in module.named_buffers()),
+            lambda module: sorted(module._non_persistent_buffers_set),
+            lambda module: sorted(set(module.state_dict()) - {n for n, _ in module.named_parameters()}),
+        ],
     ),
     Exercise(
-        "08.3", "Statistics as buffers", inspect_standardise,
+        "08.3",
+        "Statistics as buffers",
+        inspect_standardise,
         cases=_standardise_cases,
-        hints=["The mean and the std are state, not trainable: register them as buffers "
-               "(nn.Buffer or self.register_buffer), named mean and std.",
-               "Column statistics: reduce over dim=0; torch's default std (with Bessel's correction)."],
-        wrong=[_inspect_with(_StandardisePlain), _inspect_with(_StandardiseParameters),
-               _inspect_with(_StandardiseBiased)],
+        hints=[
+            "The mean and the std are state, not trainable: register them as buffers "
+            "(nn.Buffer or self.register_buffer), named mean and std.",
+            "Column statistics: reduce over dim=0; torch's default std (with Bessel's correction).",
+        ],
+        wrong=[
+            _inspect_with(_StandardisePlain),
+            _inspect_with(_StandardiseParameters),
+            _inspect_with(_StandardiseBiased),
+        ],
     ),
     Exercise(
-        "08.4", "Rebuild a layer from its state_dict", linear_from_state,
+        "08.4",
+        "Rebuild a layer from its state_dict",
+        linear_from_state,
         cases=_linear_cases,
-        hints=["nn.Linear stores weight with shape (out_features, in_features), and bias only if it has one.",
-               "Build nn.Linear(in_features, out_features, bias=...) and call load_state_dict(state). "
-               "On the meta device with assign=True, no memory is allocated before loading."],
-        wrong=[_fresh_linear, _always_bias,
-               lambda state, x: x @ state["weight"] + state.get("bias", 0)],
-        rtol=1e-5, atol=1e-5,
+        hints=[
+            "nn.Linear stores weight with shape (out_features, in_features), and bias only if it has one.",
+            "Build nn.Linear(in_features, out_features, bias=...) and call load_state_dict(state). "
+            "On the meta device with assign=True, no memory is allocated before loading.",
+        ],
+        wrong=[_fresh_linear, _always_bias, lambda state, x: x @ state["weight"] + state.get("bias", 0)],
+        rtol=1e-5,
+        atol=1e-5,
     ),
     Exercise(
-        "08.5", "Predict in inference mode", predict,
+        "08.5",
+        "Predict in inference mode",
+        predict,
         cases=lambda: [(_net(830, 3, 2), randn(4, 3, seed=831)), (_net(840, 5, 1), randn(2, 5, seed=841))],
         extra=_predict_extra,
-        hints=["Dropout and BatchNorm behave differently in training: module.eval() switches them to "
-               "evaluation behaviour.",
-               "Then compute the output inside `with torch.inference_mode():`."],
+        hints=[
+            "Dropout and BatchNorm behave differently in training: module.eval() switches them to "
+            "evaluation behaviour.",
+            "Then compute the output inside `with torch.inference_mode():`.",
+        ],
         wrong=[_train_mode_predict, _no_grad_predict, lambda module, x: module.eval()(x)],
-        rtol=1e-5, atol=1e-5,
+        rtol=1e-5,
+        atol=1e-5,
     ),
     Exercise(
-        "08.6", "A lazy projection buffer (stretch)", inspect_lazy,
+        "08.6",
+        "A lazy projection buffer (stretch)",
+        inspect_lazy,
         cases=_lazy_cases,
-        hints=["In __init__, register P as a buffer holding None: self.register_buffer('P', None, ...). "
-               "A None buffer is skipped by named_buffers() and state_dict().",
-               "P is derived from A: make it non-persistent, so state_dict() keeps only A.",
-               "In forward, build P = A @ pinv(A) only if self.P is None, and assign it to self.P: "
-               "assigning to a registered buffer keeps it a buffer."],
-        wrong=[_inspect_lazy_with(_PlainP), _inspect_lazy_with(_PersistentP),
-               _inspect_lazy_with(_EagerP), _inspect_lazy_with(_RecomputedP)],
-        rtol=1e-4, atol=1e-5,
+        hints=[
+            "In __init__, register P as a buffer holding None: self.register_buffer('P', None, ...). "
+            "A None buffer is skipped by named_buffers() and state_dict().",
+            "P is derived from A: make it non-persistent, so state_dict() keeps only A.",
+            "In forward, build P = A @ pinv(A) only if self.P is None, and assign it to self.P: "
+            "assigning to a registered buffer keeps it a buffer.",
+        ],
+        wrong=[
+            _inspect_lazy_with(_PlainP),
+            _inspect_lazy_with(_PersistentP),
+            _inspect_lazy_with(_EagerP),
+            _inspect_lazy_with(_RecomputedP),
+        ],
+        rtol=1e-4,
+        atol=1e-5,
     ),
 ]

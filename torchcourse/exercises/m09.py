@@ -116,9 +116,11 @@ def _fresh(fn):
 
 
 def _graph_cases():
-    return [(_fresh(_square_sum), randn(50, seed=91)),
-            (_fresh(_normalise), randn(8, 8, seed=92)),
-            (_fresh(_softplus_chain), randn(30, seed=93, dtype=torch.float64))]
+    return [
+        (_fresh(_square_sum), randn(50, seed=91)),
+        (_fresh(_normalise), randn(8, 8, seed=92)),
+        (_fresh(_softplus_chain), randn(30, seed=93, dtype=torch.float64)),
+    ]
 
 
 # --- 09.5 ------------------------------------------------------------------------------
@@ -138,7 +140,7 @@ def _uniform_pairs():
 def pi_chunked(x, y, chunk):
     inside = 0
     for start in range(0, x.numel(), chunk):
-        xs, ys = x[start:start + chunk], y[start:start + chunk]
+        xs, ys = x[start : start + chunk], y[start : start + chunk]
         inside += int((xs * xs + ys * ys <= 1.0).sum())
     return torch.tensor(4.0 * inside / x.numel(), dtype=torch.float32)
 
@@ -150,14 +152,16 @@ def _chunk_cases():
 def _pi_chunked_drop_tail(x, y, chunk):
     inside, n = 0, x.numel()
     for start in range(0, n - chunk, chunk):
-        xs, ys = x[start:start + chunk], y[start:start + chunk]
+        xs, ys = x[start : start + chunk], y[start : start + chunk]
         inside += int((xs * xs + ys * ys <= 1.0).sum())
     return torch.tensor(4.0 * inside / n, dtype=torch.float32)
 
 
 def _pi_chunked_mean_of_means(x, y, chunk):
-    means = [4.0 * ((x[s:s + chunk] ** 2 + y[s:s + chunk] ** 2) <= 1.0).float().mean()
-             for s in range(0, x.numel(), chunk)]
+    means = [
+        4.0 * ((x[s : s + chunk] ** 2 + y[s : s + chunk] ** 2) <= 1.0).float().mean()
+        for s in range(0, x.numel(), chunk)
+    ]
     return torch.stack(means).mean()
 
 
@@ -169,67 +173,105 @@ def _scalar_float32(args, got):
 
 EXERCISES = [
     Exercise(
-        "09.1", "The right torch.compile arguments (warm-up)", compile_kwargs,
+        "09.1",
+        "The right torch.compile arguments (warm-up)",
+        compile_kwargs,
         cases=lambda: [(goal,) for goal in GOALS],
         extra=_accepted_by_torch_compile,
-        hints=["torch._inductor.list_mode_options() lists the modes and the options each one sets.",
-               "fullgraph=True turns a graph break into an error; backend='eager' runs the captured graph "
-               "without code generation; modes are spelt with hyphens."],
+        hints=[
+            "torch._inductor.list_mode_options() lists the modes and the options each one sets.",
+            "fullgraph=True turns a graph break into an error; backend='eager' runs the captured graph "
+            "without code generation; modes are spelt with hyphens.",
+        ],
         wrong=[_wrong_kwargs_underscore, _wrong_kwargs_full_autotune, _wrong_kwargs_dynamic_for_breaks],
     ),
     Exercise(
-        "09.2", "Bytes moved, eager and fused", traffic,
+        "09.2",
+        "Bytes moved, eager and fused",
+        traffic,
         cases=lambda: [(1000, 4), (10_000_000, 4), (123, 8), (64, 2)],
-        hints=["In eager mode each operation reads its inputs from memory and writes its result to memory.",
-               "Eager: a*b reads 2n and writes n elements; + c reads 2n and writes n; sum reads n. "
-               "Fused: each input is read once. Multiply element counts by itemsize."],
-        wrong=[lambda n, itemsize: (5 * n * itemsize, 3 * n * itemsize),
-               lambda n, itemsize: (7 * n, 3 * n),
-               lambda n, itemsize: (7 * n * itemsize, 4 * n * itemsize)],
+        hints=[
+            "In eager mode each operation reads its inputs from memory and writes its result to memory.",
+            "Eager: a*b reads 2n and writes n elements; + c reads 2n and writes n; sum reads n. "
+            "Fused: each input is read once. Multiply element counts by itemsize.",
+        ],
+        wrong=[
+            lambda n, itemsize: (5 * n * itemsize, 3 * n * itemsize),
+            lambda n, itemsize: (7 * n, 3 * n),
+            lambda n, itemsize: (7 * n * itemsize, 4 * n * itemsize),
+        ],
     ),
     Exercise(
-        "09.3", "Break-even number of calls", break_even_calls,
-        cases=lambda: [(20.0, 0.4, 0.04), (1.05, 0.3, 0.2), (4.10, 2.52, 0.067), (0.5, 1.0, 0.1),
-                       (5.0, 0.01, 0.02), (3.0, 0.05, 0.05)],
-        hints=["After k calls eager has spent k·t_eager; compiled has spent t_first + (k-1)·t_compiled "
-               "(the first call compiles and runs).",
-               "Solve for the smallest integer k (math.ceil), at least 1; if a compiled call is not faster "
-               "than an eager one, compiling never pays off: return None."],
-        wrong=[lambda t_first, t_eager, t_compiled:
-               None if t_compiled >= t_eager else math.ceil(t_first / (t_eager - t_compiled)),
-               lambda t_first, t_eager, t_compiled:
-               None if t_compiled >= t_eager else max(1, int((t_first - t_compiled) / (t_eager - t_compiled))),
-               lambda t_first, t_eager, t_compiled:
-               math.ceil((t_first - t_compiled) / (t_eager - t_compiled)) if t_compiled != t_eager else None],
+        "09.3",
+        "Break-even number of calls",
+        break_even_calls,
+        cases=lambda: [
+            (20.0, 0.4, 0.04),
+            (1.05, 0.3, 0.2),
+            (4.10, 2.52, 0.067),
+            (0.5, 1.0, 0.1),
+            (5.0, 0.01, 0.02),
+            (3.0, 0.05, 0.05),
+        ],
+        hints=[
+            "After k calls eager has spent k·t_eager; compiled has spent t_first + (k-1)·t_compiled "
+            "(the first call compiles and runs).",
+            "Solve for the smallest integer k (math.ceil), at least 1; if a compiled call is not faster "
+            "than an eager one, compiling never pays off: return None.",
+        ],
+        wrong=[
+            lambda t_first, t_eager, t_compiled: (
+                None if t_compiled >= t_eager else math.ceil(t_first / (t_eager - t_compiled))
+            ),
+            lambda t_first, t_eager, t_compiled: (
+                None if t_compiled >= t_eager else max(1, int((t_first - t_compiled) / (t_eager - t_compiled)))
+            ),
+            lambda t_first, t_eager, t_compiled: (
+                math.ceil((t_first - t_compiled) / (t_eager - t_compiled)) if t_compiled != t_eager else None
+            ),
+        ],
     ),
     Exercise(
-        "09.4", "Count the operations in the captured graph", graph_op_count,
+        "09.4",
+        "Count the operations in the captured graph",
+        graph_op_count,
         cases=_graph_cases,
-        hints=["torch._dynamo.testing.CompileCounter() is a backend that compiles nothing and counts: "
-               "pass it as torch.compile(fn, backend=counter).",
-               "Nothing is captured until the compiled function is called; then read counter.op_count "
-               "(counter.frame_count counts graphs, not operations)."],
+        hints=[
+            "torch._dynamo.testing.CompileCounter() is a backend that compiles nothing and counts: "
+            "pass it as torch.compile(fn, backend=counter).",
+            "Nothing is captured until the compiled function is called; then read counter.op_count "
+            "(counter.frame_count counts graphs, not operations).",
+        ],
         wrong=[_graph_count_frames, _graph_count_uncalled],
     ),
     Exercise(
-        "09.5", "Hit or miss: an integral as one fused expression", hit_or_miss,
+        "09.5",
+        "Hit or miss: an integral as one fused expression",
+        hit_or_miss,
         cases=_uniform_pairs,
         extra=_scalar_float32,
-        hints=["A point (x, y) in the unit square is a hit when it lies under the curve: y <= exp(-x²).",
-               "The fraction of hits is the mean of a 0/1 tensor: turn the bool mask into float32 before "
-               "taking the mean."],
-        wrong=[lambda x, y: (y <= torch.exp(-x * x)).sum(),
-               lambda x, y: (y >= torch.exp(-x * x)).float().mean(),
-               lambda x, y: (y <= torch.exp(-x) ** 2).float().mean()],
+        hints=[
+            "A point (x, y) in the unit square is a hit when it lies under the curve: y <= exp(-x²).",
+            "The fraction of hits is the mean of a 0/1 tensor: turn the bool mask into float32 before taking the mean.",
+        ],
+        wrong=[
+            lambda x, y: (y <= torch.exp(-x * x)).sum(),
+            lambda x, y: (y >= torch.exp(-x * x)).float().mean(),
+            lambda x, y: (y <= torch.exp(-x) ** 2).float().mean(),
+        ],
     ),
     Exercise(
-        "09.6", "Monte Carlo π in chunks (stretch)", pi_chunked,
+        "09.6",
+        "Monte Carlo π in chunks (stretch)",
+        pi_chunked,
         cases=_chunk_cases,
         extra=_scalar_float32,
-        hints=["range(0, n, chunk) gives the start of every chunk, the last one possibly shorter; "
-               "slicing past the end is safe.",
-               "Add up the *counts* of points inside (exact integers) and divide once by n at the end: "
-               "averaging per-chunk means weights a short last chunk wrongly."],
+        hints=[
+            "range(0, n, chunk) gives the start of every chunk, the last one possibly shorter; "
+            "slicing past the end is safe.",
+            "Add up the *counts* of points inside (exact integers) and divide once by n at the end: "
+            "averaging per-chunk means weights a short last chunk wrongly.",
+        ],
         wrong=[_pi_chunked_drop_tail, _pi_chunked_mean_of_means],
     ),
 ]

@@ -35,9 +35,11 @@ REASONS = {
     "- 0/0: tensor 'x' dtype mismatch. expected Float, actual Double": "dtype",
     "- 0/0: tensor 'x' size mismatch at index 0. expected 2000, actual 1000": "shape",
     "- 0/0: tensor 'x' stride mismatch at index 0. expected 4, actual 1": "shape",
-    ("- 0/0: tensor 'x' dispatch key set mismatch. expected DispatchKeySet(CPU, BackendSelect, "
-     "ADInplaceOrView, AutogradCPU), actual DispatchKeySet(Meta, BackendSelect, ADInplaceOrView, "
-     "AutogradMeta)"): "device",
+    (
+        "- 0/0: tensor 'x' dispatch key set mismatch. expected DispatchKeySet(CPU, BackendSelect, "
+        "ADInplaceOrView, AutogradCPU), actual DispatchKeySet(Meta, BackendSelect, ADInplaceOrView, "
+        "AutogradMeta)"
+    ): "device",
     "- 0/1: tensor 'x' requires_grad mismatch. expected requires_grad=0": "requires_grad",
     "- 0/0: mode == 'relu'": "value",
     "- 0/7: name == 'add_______'": "value",
@@ -102,7 +104,10 @@ def _act(x, mode):
 def _count_cases():
     f = torch.float64
     return [
-        (_fresh(_sin_plus), [(torch.ones(10),), (torch.ones(10, dtype=f),), (torch.ones(10),), (torch.ones(10, dtype=f),)]),
+        (
+            _fresh(_sin_plus),
+            [(torch.ones(10),), (torch.ones(10, dtype=f),), (torch.ones(10),), (torch.ones(10, dtype=f),)],
+        ),
         (_fresh(_sin_plus), [(torch.ones(n),) for n in (5, 6, 7, 8)]),
         (_fresh(_act), [(torch.ones(4), m) for m in ("relu", "tanh", "relu", "sigmoid", "tanh")]),
     ]
@@ -184,8 +189,10 @@ def _probe_batches(got):
     for b in (rows + 1, rows + 5):
         probe(torch.ones(b, cols, dtype=got.dtype))
     if counter.frame_count != 1:
-        return (f"a compiled function called with your tensor and then with other batch sizes compiled "
-                f"{counter.frame_count} graphs; with dimension 0 marked dynamic it compiles 1")
+        return (
+            f"a compiled function called with your tensor and then with other batch sizes compiled "
+            f"{counter.frame_count} graphs; with dimension 0 marked dynamic it compiles 1"
+        )
     probe(torch.ones(rows, cols + 3, dtype=got.dtype))
     if counter.frame_count != 2:
         return "a new number of columns did not recompile: mark only dimension 0 (the batch), not every dimension"
@@ -231,8 +238,10 @@ def _limit_restored(args, got):
     now = torch._dynamo.config.recompile_limit
     if now != _LIMIT_AT_IMPORT:
         torch._dynamo.config.recompile_limit = _LIMIT_AT_IMPORT  # put it back for the rest of the notebook
-        return (f"torch._dynamo.config.recompile_limit is {now} after your function ran (it was "
-                f"{_LIMIT_AT_IMPORT}); change it only inside `with torch._dynamo.config.patch(...)`")
+        return (
+            f"torch._dynamo.config.recompile_limit is {now} after your function ran (it was "
+            f"{_LIMIT_AT_IMPORT}); change it only inside `with torch._dynamo.config.patch(...)`"
+        )
     return None
 
 
@@ -242,8 +251,11 @@ def graph_kinds(sizes):
 
     def backend(gm, example_inputs):
         placeholders = [node.meta.get("example_value") for node in gm.graph.nodes if node.op == "placeholder"]
-        dynamic = any(isinstance(v, torch.SymInt) or (isinstance(v, torch.Tensor)
-                      and any(isinstance(s, torch.SymInt) for s in v.shape)) for v in placeholders)
+        dynamic = any(
+            isinstance(v, torch.SymInt)
+            or (isinstance(v, torch.Tensor) and any(isinstance(s, torch.SymInt) for s in v.shape))
+            for v in placeholders
+        )
         kinds.append("dynamic" if dynamic else "static")
         return gm.forward
 
@@ -276,58 +288,82 @@ def _graph_kinds_per_size(sizes):
 
 EXERCISES = [
     Exercise(
-        "10.1", "Read a recompile reason (warm-up)", guard_kind,
+        "10.1",
+        "Read a recompile reason (warm-up)",
+        guard_kind,
         cases=lambda: [(r,) for r in REASONS],
-        hints=["Each reason names the guard that failed: 'dtype mismatch', 'size mismatch', 'stride mismatch', "
-               "'requires_grad mismatch', 'dispatch key set mismatch', or a comparison of a Python value.",
-               "The device is part of a tensor's dispatch key set (CPU, CUDA, Meta...): a dispatch-key mismatch "
-               "means the tensor moved to another device. Size and stride both describe its shape."],
+        hints=[
+            "Each reason names the guard that failed: 'dtype mismatch', 'size mismatch', 'stride mismatch', "
+            "'requires_grad mismatch', 'dispatch key set mismatch', or a comparison of a Python value.",
+            "The device is part of a tensor's dispatch key set (CPU, CUDA, Meta...): a dispatch-key mismatch "
+            "means the tensor moved to another device. Size and stride both describe its shape.",
+        ],
         wrong=[_guard_kind_no_device, _guard_kind_size_only],
     ),
     Exercise(
-        "10.2", "Count the compiles of a scenario", _count_compiles_reference,
+        "10.2",
+        "Count the compiles of a scenario",
+        _count_compiles_reference,
         cases=_count_cases,
-        hints=["torch._dynamo.testing.CompileCounter() is a backend that counts: torch.compile(fn, backend=counter).",
-               "Call the compiled function with each tuple of arguments (compiled(*args)), then return "
-               "counter.frame_count: one per graph compiled, recompiles included."],
+        hints=[
+            "torch._dynamo.testing.CompileCounter() is a backend that counts: torch.compile(fn, backend=counter).",
+            "Call the compiled function with each tuple of arguments (compiled(*args)), then return "
+            "counter.frame_count: one per graph compiled, recompiles included.",
+        ],
         wrong=[lambda fn, calls: len(calls), _count_distinct_signatures, _count_uncalled],
     ),
     Exercise(
-        "10.3", "static, default, dynamic: count them", compiles_by_setting,
+        "10.3",
+        "static, default, dynamic: count them",
+        compiles_by_setting,
         cases=lambda: [([100, 200, 300],), ([2, 1, 3],)],
-        hints=["For each setting: a fresh CompileCounter, torch.compile(f, backend=counter, dynamic=...), one call "
-               "per size, then counter.frame_count.",
-               "Dynamo remembers the sizes a function has seen, even across torch.compile wrappers: call "
-               "torch.compiler.reset() before each setting. Sizes 0 and 1 are always specialised."],
+        hints=[
+            "For each setting: a fresh CompileCounter, torch.compile(f, backend=counter, dynamic=...), one call "
+            "per size, then counter.frame_count.",
+            "Dynamo remembers the sizes a function has seen, even across torch.compile wrappers: call "
+            "torch.compiler.reset() before each setting. Sizes 0 and 1 are always specialised.",
+        ],
         wrong=[_compiles_by_setting_guess, _compiles_by_setting_no_reset],
     ),
     Exercise(
-        "10.4", "One graph for every batch size", mark_batch_dynamic,
+        "10.4",
+        "One graph for every batch size",
+        mark_batch_dynamic,
         cases=_batch_cases,
         alias="view",
         extra=_one_graph_for_all_batches,
-        hints=["torch._dynamo.mark_dynamic(tensor, dim) marks one dimension of one tensor as dynamic, before "
-               "the first compiled call sees it.",
-               "The batch is dimension 0; leave the other dimensions static, and return the same tensor."],
+        hints=[
+            "torch._dynamo.mark_dynamic(tensor, dim) marks one dimension of one tensor as dynamic, before "
+            "the first compiled call sees it.",
+            "The batch is dimension 0; leave the other dimensions static, and return the same tensor.",
+        ],
         wrong=[lambda x: x, _mark_all, _mark_columns],
     ),
     Exercise(
-        "10.5", "Past the recompile limit", compiles_past_limit,
+        "10.5",
+        "Past the recompile limit",
+        compiles_past_limit,
         cases=lambda: [(5, 3), (2, 4), (3, 1)],
         extra=_limit_restored,
-        hints=["Write a function that branches on a string argument, compile it with a CompileCounter, and call it "
-               "with n_names different strings; count graphs with counter.frame_count.",
-               "Set the limit only for the block: `with torch._dynamo.config.patch(recompile_limit=limit):`. "
-               "Call torch.compiler.reset() first, so graphs from an earlier call do not count."],
+        hints=[
+            "Write a function that branches on a string argument, compile it with a CompileCounter, and call it "
+            "with n_names different strings; count graphs with counter.frame_count.",
+            "Set the limit only for the block: `with torch._dynamo.config.patch(recompile_limit=limit):`. "
+            "Call torch.compiler.reset() first, so graphs from an earlier call do not count.",
+        ],
         wrong=[lambda n_names, limit: n_names, lambda n_names, limit: limit],
     ),
     Exercise(
-        "10.6", "Static or dynamic? Write a backend that tells (stretch)", graph_kinds,
+        "10.6",
+        "Static or dynamic? Write a backend that tells (stretch)",
+        graph_kinds,
         cases=lambda: [([2, 1, 3],), ([7, 7, 9, 11],)],
-        hints=["A backend is a function backend(gm, example_inputs) that returns something callable "
-               "(gm.forward runs the graph as is). torch.compile calls it once per graph compiled.",
-               "In gm.graph, each placeholder node's meta['example_value'] is what dynamo traced with: a "
-               "dynamic graph has a torch.SymInt among them (the size), or a tensor whose shape holds one."],
+        hints=[
+            "A backend is a function backend(gm, example_inputs) that returns something callable "
+            "(gm.forward runs the graph as is). torch.compile calls it once per graph compiled.",
+            "In gm.graph, each placeholder node's meta['example_value'] is what dynamo traced with: a "
+            "dynamic graph has a torch.SymInt among them (the size), or a tensor whose shape holds one.",
+        ],
         wrong=[_graph_kinds_naive, _graph_kinds_per_size],
     ),
 ]

@@ -43,6 +43,7 @@ def _explain(fn, x):
 
 # --- functions the explain() exercises inspect ---------------------------------------------
 
+
 def clean(x):
     return (x.sin() + 1).relu()
 
@@ -77,6 +78,7 @@ def _explain_cases():
 # The references call explain() through _explain, which only silences dynamo's one-off
 # warnings (e.g. about .item()); the result is the same as torch._dynamo.explain(fn)(x).
 
+
 def graph_report(fn, x):
     e = _explain(fn, x)
     return e.graph_count, e.graph_break_count
@@ -91,6 +93,7 @@ def first_break_reason(fn, x):
 
 # --- 11.3: branch-free with torch.where ---------------------------------------------------
 
+
 def soft_clip(x):
     m = x.abs().max()
     return torch.where(m > 1, x / m, x)
@@ -104,11 +107,16 @@ def _soft_clip_if(x):
 
 
 def _mixed_cases():
-    return [(randn(7, seed=4) * 3,), (randn(3, 4, seed=5) * 0.2,), (randn(50, seed=6, dtype=torch.float64),),
-            (randn(2, 5, seed=7) * 0.1,)]
+    return [
+        (randn(7, seed=4) * 3,),
+        (randn(3, 4, seed=5) * 0.2,),
+        (randn(50, seed=6, dtype=torch.float64),),
+        (randn(2, 5, seed=7) * 0.1,),
+    ]
 
 
 # --- 11.4: torch.cond ---------------------------------------------------------------------
+
 
 def share_or_shift(x):
     return torch.cond(x.sum() > 0, lambda x: x / x.sum(), lambda x: x - x.min(), (x,))
@@ -121,11 +129,16 @@ def _share_or_shift_if(x):
 
 
 def _cond_cases():
-    return [(randn(6, seed=8).abs(),), (-randn(3, 3, seed=9).abs(),), (randn(40, seed=10, dtype=torch.float64) + 0.5,),
-            (randn(40, seed=11) - 0.5,)]
+    return [
+        (randn(6, seed=8).abs(),),
+        (-randn(3, 3, seed=9).abs(),),
+        (randn(40, seed=10, dtype=torch.float64) + 0.5,),
+        (randn(40, seed=11) - 0.5,),
+    ]
 
 
 # --- 11.5: no .item(), no Python if on a number -------------------------------------------
+
 
 def safe_standardise(x):
     s = x.std()
@@ -141,11 +154,16 @@ def _safe_standardise_item(x):
 
 
 def _standardise_cases():
-    return [(randn(8, seed=12) * 2 + 1,), (3.0 + 1e-5 * randn(5, 4, seed=13),),
-            (randn(30, seed=14, dtype=torch.float64),), (torch.full((6,), 2.5),)]
+    return [
+        (randn(8, seed=12) * 2 + 1,),
+        (3.0 + 1e-5 * randn(5, 4, seed=13),),
+        (randn(30, seed=14, dtype=torch.float64),),
+        (torch.full((6,), 2.5),),
+    ]
 
 
 # --- 11.6: a piecewise function, elementwise (stretch) ------------------------------------
+
 
 def huber(x, delta):
     a = x.abs()
@@ -160,65 +178,105 @@ def _huber_loop(x, delta):
 
 
 def _huber_cases():
-    return [(randn(10, seed=15) * 2, 1.0), (randn(4, 6, seed=16, dtype=torch.float64) * 3, 0.5),
-            (randn(200, seed=17), 2.0)]
+    return [
+        (randn(10, seed=15) * 2, 1.0),
+        (randn(4, 6, seed=16, dtype=torch.float64) * 3, 0.5),
+        (randn(200, seed=17), 2.0),
+    ]
 
 
 EXERCISES = [
     Exercise(
-        "11.1", "Count graphs and breaks with explain", graph_report,
+        "11.1",
+        "Count graphs and breaks with explain",
+        graph_report,
         cases=_explain_cases,
-        hints=["torch._dynamo.explain(fn)(x) traces fn on x and returns an object with the counts.",
-               "Read its graph_count and graph_break_count fields; break_reasons can hold a reason even "
-               "when graph_break_count is 0, so do not count the reasons."],
-        wrong=[lambda fn, x: tuple(reversed(graph_report(fn, x))),
-               lambda fn, x: (lambda e: (e.graph_count, len(e.break_reasons)))(_explain(fn, x))],
+        hints=[
+            "torch._dynamo.explain(fn)(x) traces fn on x and returns an object with the counts.",
+            "Read its graph_count and graph_break_count fields; break_reasons can hold a reason even "
+            "when graph_break_count is 0, so do not count the reasons.",
+        ],
+        wrong=[
+            lambda fn, x: tuple(reversed(graph_report(fn, x))),
+            lambda fn, x: (lambda e: (e.graph_count, len(e.break_reasons)))(_explain(fn, x)),
+        ],
     ),
     Exercise(
-        "11.2", "Why did it break?", first_break_reason,
+        "11.2",
+        "Why did it break?",
+        first_break_reason,
         cases=_explain_cases,
-        hints=["explain's break_reasons is a list; each item has a .reason string.",
-               "Keep only the first line of the first reason (str.splitlines), and return None when "
-               "the list is empty, whatever graph_break_count says."],
-        wrong=[lambda fn, x: (lambda e: e.break_reasons[0].reason.splitlines()[0]
-                              if e.graph_break_count else None)(_explain(fn, x)),
-               lambda fn, x: (lambda e: e.break_reasons[-1].reason.splitlines()[0]
-                              if e.break_reasons else None)(_explain(fn, x)),
-               lambda fn, x: (lambda e: e.break_reasons[0].reason if e.break_reasons else None)(_explain(fn, x))],
+        hints=[
+            "explain's break_reasons is a list; each item has a .reason string.",
+            "Keep only the first line of the first reason (str.splitlines), and return None when "
+            "the list is empty, whatever graph_break_count says.",
+        ],
+        wrong=[
+            lambda fn, x: (lambda e: e.break_reasons[0].reason.splitlines()[0] if e.graph_break_count else None)(
+                _explain(fn, x)
+            ),
+            lambda fn, x: (lambda e: e.break_reasons[-1].reason.splitlines()[0] if e.break_reasons else None)(
+                _explain(fn, x)
+            ),
+            lambda fn, x: (lambda e: e.break_reasons[0].reason if e.break_reasons else None)(_explain(fn, x)),
+        ],
     ),
     Exercise(
-        "11.3", "Branch-free with torch.where", soft_clip,
+        "11.3",
+        "Branch-free with torch.where",
+        soft_clip,
         cases=_mixed_cases,
-        hints=["Compute both outcomes, x / m and x, then pick one with torch.where(condition, a, b).",
-               "The condition m > 1 is a 0-d bool tensor; torch.where broadcasts it over x."],
+        hints=[
+            "Compute both outcomes, x / m and x, then pick one with torch.where(condition, a, b).",
+            "The condition m > 1 is a 0-d bool tensor; torch.where broadcasts it over x.",
+        ],
         wrong=[one_graph(_soft_clip_if), lambda x: x / x.abs().max(), lambda x: x.clamp(-1, 1)],
     ),
     Exercise(
-        "11.4", "Both branches in the graph with torch.cond", share_or_shift,
+        "11.4",
+        "Both branches in the graph with torch.cond",
+        share_or_shift,
         cases=_cond_cases,
-        hints=["torch.cond(pred, true_fn, false_fn, operands) calls true_fn(*operands) or false_fn(*operands).",
-               "Write the two branches as small functions (or lambdas) of x and pass (x,) as the operands; "
-               "both must return a tensor of the same shape and dtype."],
-        wrong=[one_graph(_share_or_shift_if),
-               lambda x: torch.cond(x.sum() > 0, lambda x: x - x.min(), lambda x: x / x.sum(), (x,)),
-               lambda x: torch.cond(x.sum() > 0, lambda x: x / x.sum(), lambda x: x - x.max(), (x,))],
+        hints=[
+            "torch.cond(pred, true_fn, false_fn, operands) calls true_fn(*operands) or false_fn(*operands).",
+            "Write the two branches as small functions (or lambdas) of x and pass (x,) as the operands; "
+            "both must return a tensor of the same shape and dtype.",
+        ],
+        wrong=[
+            one_graph(_share_or_shift_if),
+            lambda x: torch.cond(x.sum() > 0, lambda x: x - x.min(), lambda x: x / x.sum(), (x,)),
+            lambda x: torch.cond(x.sum() > 0, lambda x: x / x.sum(), lambda x: x - x.max(), (x,)),
+        ],
     ),
     Exercise(
-        "11.5", "Standardise without .item()", safe_standardise,
+        "11.5",
+        "Standardise without .item()",
+        safe_standardise,
         cases=_standardise_cases,
-        hints=["Keep the standard deviation as a 0-d tensor: s = x.std(), no .item(), no float().",
-               "Replace 's if s >= 1e-3 else 1' with torch.where(s < 1e-3, torch.ones_like(s), s). "
-               "clamp(min=1e-3) is a different rule: it divides by 1e-3, not by 1."],
-        wrong=[one_graph(_safe_standardise_item), lambda x: (x - x.mean()) / x.std().clamp(min=1e-3),
-               lambda x: (x - x.mean()) / x.std()],
+        hints=[
+            "Keep the standard deviation as a 0-d tensor: s = x.std(), no .item(), no float().",
+            "Replace 's if s >= 1e-3 else 1' with torch.where(s < 1e-3, torch.ones_like(s), s). "
+            "clamp(min=1e-3) is a different rule: it divides by 1e-3, not by 1.",
+        ],
+        wrong=[
+            one_graph(_safe_standardise_item),
+            lambda x: (x - x.mean()) / x.std().clamp(min=1e-3),
+            lambda x: (x - x.mean()) / x.std(),
+        ],
     ),
     Exercise(
-        "11.6", "A piecewise loss without a loop (stretch)", huber,
+        "11.6",
+        "A piecewise loss without a loop (stretch)",
+        huber,
         cases=_huber_cases,
-        hints=["The loop's if/else decides per element: that is torch.where over the whole tensor.",
-               "Inside: 0.5*x*x where |x| <= delta, delta*(|x| - delta/2) elsewhere; then .mean() (a 0-d tensor)."],
-        wrong=[one_graph(_huber_loop),
-               lambda x, delta: torch.where(x.abs() < delta, 0.5 * x * x, delta * (x.abs() - 0.5 * delta)).sum(),
-               lambda x, delta: torch.where(x.abs() <= delta, delta * (x.abs() - 0.5 * delta), 0.5 * x * x).mean()],
+        hints=[
+            "The loop's if/else decides per element: that is torch.where over the whole tensor.",
+            "Inside: 0.5*x*x where |x| <= delta, delta*(|x| - delta/2) elsewhere; then .mean() (a 0-d tensor).",
+        ],
+        wrong=[
+            one_graph(_huber_loop),
+            lambda x, delta: torch.where(x.abs() < delta, 0.5 * x * x, delta * (x.abs() - 0.5 * delta)).sum(),
+            lambda x, delta: torch.where(x.abs() <= delta, delta * (x.abs() - 0.5 * delta), 0.5 * x * x).mean(),
+        ],
     ),
 ]

@@ -28,27 +28,37 @@ def _nearest(X, means):
 
 # --- 12.1 bytes per point ----------------------------------------------------------------------
 
+
 def bytes_per_point(x_dtype, out_dtype, d):
     return d * x_dtype.itemsize + out_dtype.itemsize
 
 
 def _bpp_cases():
-    return [(torch.float64, torch.int64, 2), (torch.float32, torch.int8, 2), (torch.float32, torch.int64, 3),
-            (torch.float16, torch.int32, 5)]
+    return [
+        (torch.float64, torch.int64, 2),
+        (torch.float32, torch.int8, 2),
+        (torch.float32, torch.int64, 3),
+        (torch.float16, torch.int32, 5),
+    ]
 
 
 # --- 12.2 achieved bandwidth as a fraction of the copy bandwidth ------------------------------
+
 
 def fraction_of_copy(n, x_dtype, out_dtype, seconds, copy_gbps):
     return km.min_bytes(n, x_dtype, out_dtype) / seconds / 1e9 / copy_gbps
 
 
 def _fraction_cases():
-    return [(20_000_000, torch.float64, torch.int64, 0.25, 12.0), (2_000_000, torch.float32, torch.int8, 0.004, 9.0),
-            (1_000, torch.float32, torch.int64, 2e-6, 20.0)]
+    return [
+        (20_000_000, torch.float64, torch.int64, 0.25, 12.0),
+        (2_000_000, torch.float32, torch.int8, 0.004, 9.0),
+        (1_000, torch.float32, torch.int64, 2e-6, 20.0),
+    ]
 
 
 # --- 12.3 squared distances in torch ------------------------------------------------------------
+
 
 def squared_distances(X, means):
     return ((X[None, :, :] - means[:, None, :]) ** 2).sum(dim=2)
@@ -60,6 +70,7 @@ def _dist_cases():
 
 # --- 12.4 tensors in, tensors out -------------------------------------------------------------
 
+
 def assign_wrapper(X, means):
     return torch.from_numpy(km.assign_numpy(X.numpy(), means.numpy()))
 
@@ -70,6 +81,7 @@ def _assign_cases():
 
 # --- 12.5 linear scores -------------------------------------------------------------------------
 
+
 def linear_scores(means):
     return means.T, -0.5 * (means * means).sum(dim=1)
 
@@ -79,6 +91,7 @@ def _scores_cases():
 
 
 # --- 12.6 into a reused int8 buffer (in place) ------------------------------------------------
+
 
 def assign_into(out, X, means):
     return out.copy_(_nearest(X, means))
@@ -101,63 +114,102 @@ def _into_cases():
 
 EXERCISES = [
     Exercise(
-        "12.1", "Bytes per point", bytes_per_point,
+        "12.1",
+        "Bytes per point",
+        bytes_per_point,
         cases=_bpp_cases,
-        hints=["Each point is read once (d coordinates) and one label is written.",
-               "dtype.itemsize gives the bytes of one element: torch.float64.itemsize == 8."],
-        wrong=[lambda x_dtype, out_dtype, d: d * x_dtype.itemsize,
-               lambda x_dtype, out_dtype, d: x_dtype.itemsize + out_dtype.itemsize,
-               lambda x_dtype, out_dtype, d: d * (x_dtype.itemsize + out_dtype.itemsize)],
+        hints=[
+            "Each point is read once (d coordinates) and one label is written.",
+            "dtype.itemsize gives the bytes of one element: torch.float64.itemsize == 8.",
+        ],
+        wrong=[
+            lambda x_dtype, out_dtype, d: d * x_dtype.itemsize,
+            lambda x_dtype, out_dtype, d: x_dtype.itemsize + out_dtype.itemsize,
+            lambda x_dtype, out_dtype, d: d * (x_dtype.itemsize + out_dtype.itemsize),
+        ],
     ),
     Exercise(
-        "12.2", "Fraction of the copy bandwidth", fraction_of_copy,
+        "12.2",
+        "Fraction of the copy bandwidth",
+        fraction_of_copy,
         cases=_fraction_cases,
-        hints=["Achieved GB/s = minimum bytes / seconds / 1e9, with minimum bytes = n * (2 * itemsize of X + "
-               "itemsize of the labels).",
-               "Divide the achieved GB/s by the measured copy bandwidth (both in GB/s, 1 GB = 1e9 bytes)."],
-        wrong=[lambda n, xd, od, s, bw: n * 2 * xd.itemsize / s / 1e9 / bw,
-               lambda n, xd, od, s, bw: km.min_bytes(n, xd, od) / s / 2**30 / bw,
-               lambda n, xd, od, s, bw: km.min_bytes(n, xd, od) / s / 1e9],
+        hints=[
+            "Achieved GB/s = minimum bytes / seconds / 1e9, with minimum bytes = n * (2 * itemsize of X + "
+            "itemsize of the labels).",
+            "Divide the achieved GB/s by the measured copy bandwidth (both in GB/s, 1 GB = 1e9 bytes).",
+        ],
+        wrong=[
+            lambda n, xd, od, s, bw: n * 2 * xd.itemsize / s / 1e9 / bw,
+            lambda n, xd, od, s, bw: km.min_bytes(n, xd, od) / s / 2**30 / bw,
+            lambda n, xd, od, s, bw: km.min_bytes(n, xd, od) / s / 1e9,
+        ],
     ),
     Exercise(
-        "12.3", "Squared distances without a square root", squared_distances,
+        "12.3",
+        "Squared distances without a square root",
+        squared_distances,
         cases=_dist_cases,
-        hints=["Broadcast: X[None] has shape (1, n, 2), means[:, None] has shape (k, 1, 2).",
-               "Square the differences and sum over the last axis; no sqrt: the result has shape (k, n)."],
-        wrong=[lambda X, means: torch.linalg.norm(X[None] - means[:, None], dim=2),
-               lambda X, means: ((X[:, None] - means[None]) ** 2).sum(dim=2),
-               lambda X, means: ((X[None] - means[:, None]) ** 2).sum(dim=0)],
+        hints=[
+            "Broadcast: X[None] has shape (1, n, 2), means[:, None] has shape (k, 1, 2).",
+            "Square the differences and sum over the last axis; no sqrt: the result has shape (k, n).",
+        ],
+        wrong=[
+            lambda X, means: torch.linalg.norm(X[None] - means[:, None], dim=2),
+            lambda X, means: ((X[:, None] - means[None]) ** 2).sum(dim=2),
+            lambda X, means: ((X[None] - means[:, None]) ** 2).sum(dim=0),
+        ],
     ),
     Exercise(
-        "12.4", "Tensors in, tensors out", assign_wrapper,
+        "12.4",
+        "Tensors in, tensors out",
+        assign_wrapper,
         cases=_assign_cases,
-        hints=["Call km.assign_numpy (the NumPy code) on X.numpy() and means.numpy().",
-               "Turn the NumPy result back into a tensor with torch.from_numpy: int64 labels of shape (n,)."],
-        wrong=[lambda X, means: km.assign_numpy(X.numpy(), means.numpy()),
-               lambda X, means: torch.from_numpy(np.argmax(np.linalg.norm(X.numpy() - means.numpy()[:, None], axis=2), axis=0)),
-               lambda X, means: torch.from_numpy(km.assign_numpy(X.numpy(), means.numpy())).to(torch.int32)],
+        hints=[
+            "Call km.assign_numpy (the NumPy code) on X.numpy() and means.numpy().",
+            "Turn the NumPy result back into a tensor with torch.from_numpy: int64 labels of shape (n,).",
+        ],
+        wrong=[
+            lambda X, means: km.assign_numpy(X.numpy(), means.numpy()),
+            lambda X, means: torch.from_numpy(
+                np.argmax(np.linalg.norm(X.numpy() - means.numpy()[:, None], axis=2), axis=0)
+            ),
+            lambda X, means: torch.from_numpy(km.assign_numpy(X.numpy(), means.numpy())).to(torch.int32),
+        ],
     ),
     Exercise(
-        "12.5", "Linear scores instead of distances", linear_scores,
+        "12.5",
+        "Linear scores instead of distances",
+        linear_scores,
         cases=_scores_cases,
-        hints=["|x - m|^2 = |x|^2 - 2 x.m + |m|^2, and |x|^2 is the same for every mean.",
-               "So the nearest mean maximises x.m_j - |m_j|^2 / 2: W = means.T (shape (d, k)), "
-               "c = -0.5 * (means * means).sum(dim=1) (shape (k,))."],
-        wrong=[lambda means: (means, -0.5 * (means * means).sum(dim=1)),
-               lambda means: (means.T, -(means * means).sum(dim=1)),
-               lambda means: (means.T, 0.5 * (means * means).sum(dim=1))],
+        hints=[
+            "|x - m|^2 = |x|^2 - 2 x.m + |m|^2, and |x|^2 is the same for every mean.",
+            "So the nearest mean maximises x.m_j - |m_j|^2 / 2: W = means.T (shape (d, k)), "
+            "c = -0.5 * (means * means).sum(dim=1) (shape (k,)).",
+        ],
+        wrong=[
+            lambda means: (means, -0.5 * (means * means).sum(dim=1)),
+            lambda means: (means.T, -(means * means).sum(dim=1)),
+            lambda means: (means.T, 0.5 * (means * means).sum(dim=1)),
+        ],
     ),
     Exercise(
-        "12.6", "Labels into a reused int8 buffer (stretch)", assign_into,
+        "12.6",
+        "Labels into a reused int8 buffer (stretch)",
+        assign_into,
         cases=_into_cases,
-        inplace=True, extra=_returns_out,
-        hints=["Compute the labels as in 12.3 (argmin over the means of the squared distances), then write "
-               "them into out: out.copy_(labels) converts to out's dtype and returns out.",
-               "`out = labels` only rebinds your local name; the caller's buffer is unchanged. Write into it "
-               "with copy_ or out[:] = ..."],
-        wrong=[lambda out, X, means: _nearest(X, means).to(torch.int8),
-               lambda out, X, means: (out.copy_(_nearest(X, means)), _nearest(X, means).to(torch.int8))[1],
-               lambda out, X, means: out.copy_(((X[None] - means[:, None]) ** 2).sum(-1).argmax(0)),
-               lambda out, X, means: out.copy_(((X[None] - means[:, None]) ** 2).sum(-1).argmin(1))],
+        inplace=True,
+        extra=_returns_out,
+        hints=[
+            "Compute the labels as in 12.3 (argmin over the means of the squared distances), then write "
+            "them into out: out.copy_(labels) converts to out's dtype and returns out.",
+            "`out = labels` only rebinds your local name; the caller's buffer is unchanged. Write into it "
+            "with copy_ or out[:] = ...",
+        ],
+        wrong=[
+            lambda out, X, means: _nearest(X, means).to(torch.int8),
+            lambda out, X, means: (out.copy_(_nearest(X, means)), _nearest(X, means).to(torch.int8))[1],
+            lambda out, X, means: out.copy_(((X[None] - means[:, None]) ** 2).sum(-1).argmax(0)),
+            lambda out, X, means: out.copy_(((X[None] - means[:, None]) ** 2).sum(-1).argmin(1)),
+        ],
     ),
 ]

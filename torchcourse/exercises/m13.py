@@ -50,10 +50,15 @@ def ga_generation(pop, cost, pairs, blend, mutate, noise):
 
 # ------------------------------------------------------------------ inputs
 
+
 def _gene_cases():
     full = torch.full((2, 1000), 24, dtype=torch.int8)  # the largest possible sums: 24,000
-    return [(ga.gene_population(5, seed=1),), (ga.gene_population(3, 200, seed=2),),
-            (ga.gene_population(1, 7, seed=3),), (full,)]
+    return [
+        (ga.gene_population(5, seed=1),),
+        (ga.gene_population(3, 200, seed=2),),
+        (ga.gene_population(1, 7, seed=3),),
+        (full,),
+    ]
 
 
 def _points(rows):
@@ -61,23 +66,31 @@ def _points(rows):
 
 
 def _feasible2_cases():
-    boundary = _points([[1.0, 3.0, -0.5],   # y = 3: infeasible (3 < y is strict)
-                        [1.0, 7.0, -1.0],   # y = 7: feasible
-                        [1.5, 4.0, 0.0],    # z = 0: infeasible (z < 0 is strict)
-                        [3.0, 4.0, -1.0],   # x² + z² = 10: feasible
-                        [3.0, 4.0, -1.5],   # x² + z² > 10: infeasible
-                        [1.0, 3.5, -1.5],   # x + y + z = 3: feasible
-                        [0.99, 5.0, -1.0]])  # x < 1
+    boundary = _points(
+        [
+            [1.0, 3.0, -0.5],  # y = 3: infeasible (3 < y is strict)
+            [1.0, 7.0, -1.0],  # y = 7: feasible
+            [1.5, 4.0, 0.0],  # z = 0: infeasible (z < 0 is strict)
+            [3.0, 4.0, -1.0],  # x² + z² = 10: feasible
+            [3.0, 4.0, -1.5],  # x² + z² > 10: infeasible
+            [1.0, 3.5, -1.5],  # x + y + z = 3: feasible
+            [0.99, 5.0, -1.0],
+        ]
+    )  # x < 1
     return [(ga.random_points(200, ga.BOX2, seed=11),), (boundary,), (ga.random_points(7, ga.BOX2, seed=12),)]
 
 
 def _fitness3_cases():
-    boundary = _points([[0.5, math.pi, 2.0],  # y = π exactly: feasible
-                        [0.0, 1.0, 1.0],      # x = 0: feasible
-                        [0.5, 0.0, 0.5],      # x + z = 1: feasible
-                        [2.0, 1.0, 5.0],      # z = 5: feasible
-                        [2.0, 1.0, 5.5],      # z > 5
-                        [-0.1, 1.0, 2.0]])    # x < 0
+    boundary = _points(
+        [
+            [0.5, math.pi, 2.0],  # y = π exactly: feasible
+            [0.0, 1.0, 1.0],  # x = 0: feasible
+            [0.5, 0.0, 0.5],  # x + z = 1: feasible
+            [2.0, 1.0, 5.0],  # z = 5: feasible
+            [2.0, 1.0, 5.5],  # z > 5
+            [-0.1, 1.0, 2.0],
+        ]
+    )  # x < 0
     return [(ga.random_points(300, ga.BOX3, seed=13),), (boundary,)]
 
 
@@ -105,9 +118,11 @@ def _mutate_cases():
 
 
 def _best_k_cases():
-    return [(randn(10, 3, seed=41, dtype=torch.float64), randn(10, seed=42, dtype=torch.float64), 3),
-            (randn(50, 3, seed=43), randn(50, seed=44), 10),
-            (randn(5, 3, seed=45, dtype=torch.float64), randn(5, seed=46, dtype=torch.float64), 1)]
+    return [
+        (randn(10, 3, seed=41, dtype=torch.float64), randn(10, seed=42, dtype=torch.float64), 3),
+        (randn(50, 3, seed=43), randn(50, seed=44), 10),
+        (randn(5, 3, seed=45, dtype=torch.float64), randn(5, seed=46, dtype=torch.float64), 1),
+    ]
 
 
 def _generation_cases():
@@ -138,74 +153,126 @@ def _worst_parents(pop, cost, pairs, blend, mutate, noise):
 
 EXERCISES = [
     Exercise(
-        "13.1", "Gene sums without the int64 copy", gene_sums,
+        "13.1",
+        "Gene sums without the int64 copy",
+        gene_sums,
         cases=_gene_cases,
-        hints=["Sum along the genes, dim=1, one number per chromosome.",
-               "sum accepts dtype=: the accumulator (and the result) type. The largest sum is 24 × 1000: "
-               "which integer type holds it without being 8 bytes?"],
-        wrong=[lambda population: population.sum(dim=1),
-               lambda population: population.sum(dim=1, dtype=torch.int8),
-               lambda population: population.sum(dim=0, dtype=torch.int32)],
+        hints=[
+            "Sum along the genes, dim=1, one number per chromosome.",
+            "sum accepts dtype=: the accumulator (and the result) type. The largest sum is 24 × 1000: "
+            "which integer type holds it without being 8 bytes?",
+        ],
+        wrong=[
+            lambda population: population.sum(dim=1),
+            lambda population: population.sum(dim=1, dtype=torch.int8),
+            lambda population: population.sum(dim=0, dtype=torch.int32),
+        ],
     ),
     Exercise(
-        "13.2", "Feasible points of function 2", feasible2_mask,
+        "13.2",
+        "Feasible points of function 2",
+        feasible2_mask,
         cases=_feasible2_cases,
-        hints=["Split the columns with x, y, z = points.unbind(1), then combine comparisons with & "
-               "(each comparison in parentheses).",
-               "Mind the strict inequalities: 3 < y and z < 0, but y <= 7, x >= 1, x + y + z >= 3, x² + z² <= 10."],
-        wrong=[lambda p: (p[:, 0] >= 1) & (p[:, 1] >= 3) & (p[:, 1] <= 7) & (p[:, 2] < 0)
-               & (p.sum(1) >= 3) & (p[:, 0]**2 + p[:, 2]**2 <= 10),
-               lambda p: (p[:, 0] >= 1) & (p[:, 1] > 3) & (p[:, 1] <= 7) & (p[:, 2] < 0) & (p.sum(1) >= 3),
-               lambda p: (p[:, 0] >= 1) & (p[:, 1] > 3) & (p[:, 1] <= 7) & (p[:, 2] <= 0)
-               & (p.sum(1) >= 3) & (p[:, 0]**2 + p[:, 2]**2 <= 10)],
+        hints=[
+            "Split the columns with x, y, z = points.unbind(1), then combine comparisons with & "
+            "(each comparison in parentheses).",
+            "Mind the strict inequalities: 3 < y and z < 0, but y <= 7, x >= 1, x + y + z >= 3, x² + z² <= 10.",
+        ],
+        wrong=[
+            lambda p: (
+                (p[:, 0] >= 1)
+                & (p[:, 1] >= 3)
+                & (p[:, 1] <= 7)
+                & (p[:, 2] < 0)
+                & (p.sum(1) >= 3)
+                & (p[:, 0] ** 2 + p[:, 2] ** 2 <= 10)
+            ),
+            lambda p: (p[:, 0] >= 1) & (p[:, 1] > 3) & (p[:, 1] <= 7) & (p[:, 2] < 0) & (p.sum(1) >= 3),
+            lambda p: (
+                (p[:, 0] >= 1)
+                & (p[:, 1] > 3)
+                & (p[:, 1] <= 7)
+                & (p[:, 2] <= 0)
+                & (p.sum(1) >= 3)
+                & (p[:, 0] ** 2 + p[:, 2] ** 2 <= 10)
+            ),
+        ],
     ),
     Exercise(
-        "13.3", "The cost of function 3", fitness3,
+        "13.3",
+        "The cost of function 3",
+        fitness3,
         cases=_fitness3_cases,
-        hints=["Compute f for every point, build the feasibility mask, then torch.where(mask, f, torch.inf).",
-               "The constraints are x ≥ 0, 0 ≤ y ≤ π (math.pi), z ≤ 5, x + z ≥ 1 and cos y + z ≥ 0.5; all include "
-               "their boundary."],
-        wrong=[lambda p: torch.sin(p[:, 0]) + p[:, 0]**2 - 2 * torch.cos(p[:, 1]) + p[:, 1]**2 + p[:, 2]**2,
-               lambda p: -fitness3(p),
-               lambda p: torch.where(p[:, 1] < math.pi, fitness3(p), torch.inf)],
+        hints=[
+            "Compute f for every point, build the feasibility mask, then torch.where(mask, f, torch.inf).",
+            "The constraints are x ≥ 0, 0 ≤ y ≤ π (math.pi), z ≤ 5, x + z ≥ 1 and cos y + z ≥ 0.5; all include "
+            "their boundary.",
+        ],
+        wrong=[
+            lambda p: torch.sin(p[:, 0]) + p[:, 0] ** 2 - 2 * torch.cos(p[:, 1]) + p[:, 1] ** 2 + p[:, 2] ** 2,
+            lambda p: -fitness3(p),
+            lambda p: torch.where(p[:, 1] < math.pi, fitness3(p), torch.inf),
+        ],
     ),
     Exercise(
-        "13.4", "Binary tournaments", tournament,
+        "13.4",
+        "Binary tournaments",
+        tournament,
         cases=_tournament_cases,
-        hints=["cost[pairs[:, 0]] and cost[pairs[:, 1]] are the two contestants' costs, one pair per row.",
-               "Return population *indices* (from pairs), not costs; lower cost wins, and on a tie the first "
-               "contestant (pairs[:, 0]) wins, so compare with <=."],
-        wrong=[lambda cost, pairs: cost[pairs].argmin(dim=1),
-               lambda cost, pairs: torch.where(cost[pairs[:, 0]] >= cost[pairs[:, 1]], pairs[:, 0], pairs[:, 1]),
-               lambda cost, pairs: torch.where(cost[pairs[:, 0]] < cost[pairs[:, 1]], pairs[:, 0], pairs[:, 1]),
-               lambda cost, pairs: torch.minimum(cost[pairs[:, 0]], cost[pairs[:, 1]])],
+        hints=[
+            "cost[pairs[:, 0]] and cost[pairs[:, 1]] are the two contestants' costs, one pair per row.",
+            "Return population *indices* (from pairs), not costs; lower cost wins, and on a tie the first "
+            "contestant (pairs[:, 0]) wins, so compare with <=.",
+        ],
+        wrong=[
+            lambda cost, pairs: cost[pairs].argmin(dim=1),
+            lambda cost, pairs: torch.where(cost[pairs[:, 0]] >= cost[pairs[:, 1]], pairs[:, 0], pairs[:, 1]),
+            lambda cost, pairs: torch.where(cost[pairs[:, 0]] < cost[pairs[:, 1]], pairs[:, 0], pairs[:, 1]),
+            lambda cost, pairs: torch.minimum(cost[pairs[:, 0]], cost[pairs[:, 1]]),
+        ],
     ),
     Exercise(
-        "13.5", "Mutation without touching the parents", mutate,
+        "13.5",
+        "Mutation without touching the parents",
+        mutate,
         cases=_mutate_cases,
-        hints=["torch.where(mask, a, b) picks a where mask is True and b elsewhere, element by element.",
-               "pop[mask] += noise[mask] changes the caller's population in place; build a new tensor instead."],
-        wrong=[lambda pop, mask, noise: pop + noise,
-               lambda pop, mask, noise: torch.where(mask, pop, pop + noise)],
+        hints=[
+            "torch.where(mask, a, b) picks a where mask is True and b elsewhere, element by element.",
+            "pop[mask] += noise[mask] changes the caller's population in place; build a new tensor instead.",
+        ],
+        wrong=[lambda pop, mask, noise: pop + noise, lambda pop, mask, noise: torch.where(mask, pop, pop + noise)],
     ),
     Exercise(
-        "13.6", "The k best individuals", best_k,
+        "13.6",
+        "The k best individuals",
+        best_k,
         cases=_best_k_cases,
-        hints=["torch.argsort(cost) gives the indices that sort the costs, lowest first.",
-               "Index the population's rows with the first k of those indices: the result has shape (k, 3)."],
-        wrong=[lambda pop, cost, k: pop[torch.argsort(cost, descending=True)[:k]],
-               lambda pop, cost, k: torch.argsort(cost)[:k],
-               lambda pop, cost, k: pop[:k]],
+        hints=[
+            "torch.argsort(cost) gives the indices that sort the costs, lowest first.",
+            "Index the population's rows with the first k of those indices: the result has shape (k, 3).",
+        ],
+        wrong=[
+            lambda pop, cost, k: pop[torch.argsort(cost, descending=True)[:k]],
+            lambda pop, cost, k: torch.argsort(cost)[:k],
+            lambda pop, cost, k: pop[:k],
+        ],
     ),
     Exercise(
-        "13.7", "One whole generation (stretch)", ga_generation,
+        "13.7",
+        "One whole generation (stretch)",
+        ga_generation,
         cases=_generation_cases,
-        hints=["Four steps: two tournaments (pairs[:, 0:2] and pairs[:, 2:4]) give parents a and b; "
-               "children = blend * pop[a] + (1 - blend) * pop[b]; mutation adds noise where mutate is True; "
-               "child 0 is replaced by the best individual of pop.",
-               "Return (children, ga.fitness2_torch(children)). Elitism: pop[cost.argmin()] goes in row 0 "
-               "(torch.cat, or clone and assign)."],
-        wrong=[_no_elitism, _worst_parents,
-               lambda pop, cost, pairs, blend, mutate, noise: ga_generation(pop, cost, pairs, 1 - blend, mutate, noise)],
+        hints=[
+            "Four steps: two tournaments (pairs[:, 0:2] and pairs[:, 2:4]) give parents a and b; "
+            "children = blend * pop[a] + (1 - blend) * pop[b]; mutation adds noise where mutate is True; "
+            "child 0 is replaced by the best individual of pop.",
+            "Return (children, ga.fitness2_torch(children)). Elitism: pop[cost.argmin()] goes in row 0 "
+            "(torch.cat, or clone and assign).",
+        ],
+        wrong=[
+            _no_elitism,
+            _worst_parents,
+            lambda pop, cost, pairs, blend, mutate, noise: ga_generation(pop, cost, pairs, 1 - blend, mutate, noise),
+        ],
     ),
 ]

@@ -69,18 +69,24 @@ def polar_jacobians(rt):
 
 # ------------------------------------------------------------------ inputs
 
+
 def _requires_no_grad(args, got):
     if isinstance(got, torch.Tensor) and got.requires_grad:
-        return ("the values are right but the result still requires grad (it carries a graph); "
-                "return a plain tensor: .detach() it or compute it under torch.no_grad()")
+        return (
+            "the values are right but the result still requires grad (it carries a graph); "
+            "return a plain tensor: .detach() it or compute it under torch.no_grad()"
+        )
     return None
 
 
 def _derivative_cases():
     grid = torch.linspace(-2, 2, 9, dtype=torch.float64)
-    return [(torch.sin, grid), (lambda x: x**3 - 2 * x, randn(12, seed=61, dtype=torch.float64)),
-            (lambda x: torch.exp(-x**2), randn(3, 4, seed=62, dtype=torch.float64)),
-            (torch.tanh, randn(6, seed=63))]
+    return [
+        (torch.sin, grid),
+        (lambda x: x**3 - 2 * x, randn(12, seed=61, dtype=torch.float64)),
+        (lambda x: torch.exp(-(x**2)), randn(3, 4, seed=62, dtype=torch.float64)),
+        (torch.tanh, randn(6, seed=63)),
+    ]
 
 
 def _points(n, seed, dtype=torch.float64):
@@ -96,18 +102,25 @@ def _gradient_of_mean(points):
 
 def _newton_cases():
     M = torch.linspace(0.1, 6.0, 7, dtype=torch.float64)
-    return [(lambda x: x**3 - 2, torch.tensor([1.0], dtype=torch.float64), 8),
-            (lambda x: x**3 - torch.tensor([2.0, 10.0, 0.5], dtype=torch.float64),
-             torch.tensor([1.0, 2.0, 1.0], dtype=torch.float64), 10),
-            (lambda E: E - 0.5 * torch.sin(E) - M, torch.full((7,), math.pi, dtype=torch.float64), 8),
-            (lambda x: torch.cos(x) - x, torch.tensor([0.5, 1.0], dtype=torch.float64), 3)]
+    return [
+        (lambda x: x**3 - 2, torch.tensor([1.0], dtype=torch.float64), 8),
+        (
+            lambda x: x**3 - torch.tensor([2.0, 10.0, 0.5], dtype=torch.float64),
+            torch.tensor([1.0, 2.0, 1.0], dtype=torch.float64),
+            10,
+        ),
+        (lambda E: E - 0.5 * torch.sin(E) - M, torch.full((7,), math.pi, dtype=torch.float64), 8),
+        (lambda x: torch.cos(x) - x, torch.tensor([0.5, 1.0], dtype=torch.float64), 3),
+    ]
 
 
 def _penalty_cases():
-    corner = torch.tensor([[1.0, 3.0, 0.0], [0.5, 2.5, 0.5], [2.0, 4.0, -1.0], [4.0, 8.0, -3.0]],
-                          dtype=torch.float64)
-    return [(corner, 10.0), (_points(50, 71) + torch.tensor([1.5, 4.0, -1.0], dtype=torch.float64), 100.0),
-            (_points(20, 72), 1.0)]
+    corner = torch.tensor([[1.0, 3.0, 0.0], [0.5, 2.5, 0.5], [2.0, 4.0, -1.0], [4.0, 8.0, -3.0]], dtype=torch.float64)
+    return [
+        (corner, 10.0),
+        (_points(50, 71) + torch.tensor([1.5, 4.0, -1.0], dtype=torch.float64), 100.0),
+        (_points(20, 72), 1.0),
+    ]
 
 
 def _quadratic(v):
@@ -117,9 +130,11 @@ def _quadratic(v):
 
 
 def _descent_cases():
-    return [(_quadratic, torch.zeros(3, dtype=torch.float64), 0.1, 50),
-            (lambda v: ((v - 2) ** 4).sum() + (v**2).sum(), randn(4, seed=81, dtype=torch.float64), 0.02, 30),
-            (_f3, torch.tensor([1.0, 1.0, 1.0], dtype=torch.float64), 0.1, 20)]
+    return [
+        (_quadratic, torch.zeros(3, dtype=torch.float64), 0.1, 50),
+        (lambda v: ((v - 2) ** 4).sum() + (v**2).sum(), randn(4, seed=81, dtype=torch.float64), 0.02, 30),
+        (_f3, torch.tensor([1.0, 1.0, 1.0], dtype=torch.float64), 0.1, 20),
+    ]
 
 
 def _descent_in_place(f, x0, lr, steps):
@@ -131,93 +146,185 @@ def _descent_in_place(f, x0, lr, steps):
 
 def _polar_cases():
     g = torch.Generator().manual_seed(91)
-    return [(torch.stack([torch.rand(5, generator=g, dtype=torch.float64) * 3 + 0.1,
-                          torch.rand(5, generator=g, dtype=torch.float64) * 2 * math.pi], dim=1),),
-            (torch.tensor([[1.0, 0.0], [2.0, math.pi / 2]], dtype=torch.float64),)]
+    return [
+        (
+            torch.stack(
+                [
+                    torch.rand(5, generator=g, dtype=torch.float64) * 3 + 0.1,
+                    torch.rand(5, generator=g, dtype=torch.float64) * 2 * math.pi,
+                ],
+                dim=1,
+            ),
+        ),
+        (torch.tensor([[1.0, 0.0], [2.0, math.pi / 2]], dtype=torch.float64),),
+    ]
 
 
 EXERCISES = [
     Exercise(
-        "14.1", "The derivative at every point", derivative,
+        "14.1",
+        "The derivative at every point",
+        derivative,
         cases=_derivative_cases,
         extra=_requires_no_grad,
-        hints=["Make a fresh leaf that requires grad: x = x.detach().requires_grad_(), then y = f(x).",
-               "torch.autograd.grad needs a scalar: differentiate y.sum(). Because f acts element-wise, "
-               "that gives f'(x[i]) at every position. It returns a tuple."],
-        wrong=[lambda f, x: f(x),
-               lambda f, x: (f(x + 1e-4) - f(x)) / 1e-4,
-               lambda f, x: torch.autograd.grad(f(x2 := x.detach().requires_grad_()).sum(), x2, create_graph=True)[0]],
+        hints=[
+            "Make a fresh leaf that requires grad: x = x.detach().requires_grad_(), then y = f(x).",
+            "torch.autograd.grad needs a scalar: differentiate y.sum(). Because f acts element-wise, "
+            "that gives f'(x[i]) at every position. It returns a tuple.",
+        ],
+        wrong=[
+            lambda f, x: f(x),
+            lambda f, x: (f(x + 1e-4) - f(x)) / 1e-4,
+            lambda f, x: torch.autograd.grad(f(x2 := x.detach().requires_grad_()).sum(), x2, create_graph=True)[0],
+        ],
     ),
     Exercise(
-        "14.2", "The gradient of function 2 at many points", gradient_f2,
+        "14.2",
+        "The gradient of function 2 at many points",
+        gradient_f2,
         cases=lambda: [(_points(10, 64),), (_points(1, 65),), (torch.tensor([[1.0, 3.0, 0.0]], dtype=torch.float64),)],
-        hints=["One row per point: compute f for every row, sum, and differentiate with respect to the whole "
-               "(N, 3) tensor.",
-               "Or by hand: ∂f/∂x = 2x + 4y, ∂f/∂y = 4y + 4x − 5z, ∂f/∂z = 6z − 5y. The check compares with "
-               "autograd's answer."],
-        wrong=[lambda p: torch.stack([2 * p[:, 0] + 4 * p[:, 1], 4 * p[:, 1] + 4 * p[:, 0] + 5 * p[:, 2],
-                                      6 * p[:, 2] - 5 * p[:, 1]], 1),
-               _gradient_of_mean],
+        hints=[
+            "One row per point: compute f for every row, sum, and differentiate with respect to the whole "
+            "(N, 3) tensor.",
+            "Or by hand: ∂f/∂x = 2x + 4y, ∂f/∂y = 4y + 4x − 5z, ∂f/∂z = 6z − 5y. The check compares with "
+            "autograd's answer.",
+        ],
+        wrong=[
+            lambda p: torch.stack(
+                [2 * p[:, 0] + 4 * p[:, 1], 4 * p[:, 1] + 4 * p[:, 0] + 5 * p[:, 2], 6 * p[:, 2] - 5 * p[:, 1]], 1
+            ),
+            _gradient_of_mean,
+        ],
     ),
     Exercise(
-        "14.3", "Newton's method with autograd", newton,
+        "14.3",
+        "Newton's method with autograd",
+        newton,
         cases=_newton_cases,
         extra=_requires_no_grad,
-        hints=["Each step: x = x.detach().requires_grad_(); gx = g(x); the derivative is "
-               "torch.autograd.grad(gx.sum(), x)[0]; then x = x − gx / derivative.",
-               "Do exactly `steps` steps, and return a tensor that does not require grad (detach it, or do the "
-               "update under torch.no_grad())."],
-        wrong=[lambda g, x0, steps: newton(g, x0, 1),
-               lambda g, x0, steps: x0 - g(x0),
-               lambda g, x0, steps: newton(g, x0, steps).requires_grad_()],
+        hints=[
+            "Each step: x = x.detach().requires_grad_(); gx = g(x); the derivative is "
+            "torch.autograd.grad(gx.sum(), x)[0]; then x = x − gx / derivative.",
+            "Do exactly `steps` steps, and return a tensor that does not require grad (detach it, or do the "
+            "update under torch.no_grad()).",
+        ],
+        wrong=[
+            lambda g, x0, steps: newton(g, x0, 1),
+            lambda g, x0, steps: x0 - g(x0),
+            lambda g, x0, steps: newton(g, x0, steps).requires_grad_(),
+        ],
     ),
     Exercise(
-        "14.4", "A quadratic penalty", penalised_f2,
+        "14.4",
+        "A quadratic penalty",
+        penalised_f2,
         cases=_penalty_cases,
-        hints=["Write the constraints as c(v) ≤ 0: 1 − x, 3 − y, y − 7, z, 3 − x − y − z, x² + z² − 10 "
-               "(stack them as columns).",
-               "Only violations count: torch.relu(c) is 0 where a constraint holds. Square it, sum over the six "
-               "constraints, multiply by mu, add f."],
-        wrong=[lambda p, mu: penalised_f2(p, 0.0) + mu * (torch.stack(
-                   [1 - p[:, 0], 3 - p[:, 1], p[:, 1] - 7, p[:, 2], 3 - p.sum(1), p[:, 0]**2 + p[:, 2]**2 - 10],
-                   1) ** 2).sum(1),
-               lambda p, mu: penalised_f2(p, 0.0) + mu * torch.relu(torch.stack(
-                   [1 - p[:, 0], 3 - p[:, 1], p[:, 1] - 7, p[:, 2], 3 - p.sum(1), p[:, 0]**2 + p[:, 2]**2 - 10],
-                   1)).sum(1),
-               lambda p, mu: penalised_f2(p, 0.0) + mu * (torch.relu(torch.stack(
-                   [1 - p[:, 0], 3 - p[:, 1], p[:, 1] - 7, p[:, 2], 3 - p.sum(1)], 1)) ** 2).sum(1)],
+        hints=[
+            "Write the constraints as c(v) ≤ 0: 1 − x, 3 − y, y − 7, z, 3 − x − y − z, x² + z² − 10 "
+            "(stack them as columns).",
+            "Only violations count: torch.relu(c) is 0 where a constraint holds. Square it, sum over the six "
+            "constraints, multiply by mu, add f.",
+        ],
+        wrong=[
+            lambda p, mu: (
+                penalised_f2(p, 0.0)
+                + mu
+                * (
+                    torch.stack(
+                        [
+                            1 - p[:, 0],
+                            3 - p[:, 1],
+                            p[:, 1] - 7,
+                            p[:, 2],
+                            3 - p.sum(1),
+                            p[:, 0] ** 2 + p[:, 2] ** 2 - 10,
+                        ],
+                        1,
+                    )
+                    ** 2
+                ).sum(1)
+            ),
+            lambda p, mu: (
+                penalised_f2(p, 0.0)
+                + mu
+                * torch.relu(
+                    torch.stack(
+                        [
+                            1 - p[:, 0],
+                            3 - p[:, 1],
+                            p[:, 1] - 7,
+                            p[:, 2],
+                            3 - p.sum(1),
+                            p[:, 0] ** 2 + p[:, 2] ** 2 - 10,
+                        ],
+                        1,
+                    )
+                ).sum(1)
+            ),
+            lambda p, mu: (
+                penalised_f2(p, 0.0)
+                + mu
+                * (torch.relu(torch.stack([1 - p[:, 0], 3 - p[:, 1], p[:, 1] - 7, p[:, 2], 3 - p.sum(1)], 1)) ** 2).sum(
+                    1
+                )
+            ),
+        ],
     ),
     Exercise(
-        "14.5", "One Hessian per point", hessians_f3,
+        "14.5",
+        "One Hessian per point",
+        hessians_f3,
         cases=lambda: [(_points(6, 74),), (_points(1, 75),)],
-        hints=["torch.func.hessian(f) is a function returning the 3×3 Hessian of f at one point v of shape (3,).",
-               "vmap runs it over the rows: vmap(hessian(f))(points) has shape (N, 3, 3). Write f for one "
-               "point: sin x + x² − 2 cos y + y² + z²."],
-        wrong=[lambda p: torch.autograd.functional.hessian(lambda q: _f3(q).sum(), p),
-               lambda p: vmap(torch.func.jacrev(_f3))(p),
-               lambda p: torch.diag_embed(torch.stack([2 + torch.sin(p[:, 0]), 2 * torch.cos(p[:, 1]) + 2,
-                                                       2 + 0 * p[:, 2]], 1))],
+        hints=[
+            "torch.func.hessian(f) is a function returning the 3×3 Hessian of f at one point v of shape (3,).",
+            "vmap runs it over the rows: vmap(hessian(f))(points) has shape (N, 3, 3). Write f for one "
+            "point: sin x + x² − 2 cos y + y² + z².",
+        ],
+        wrong=[
+            lambda p: torch.autograd.functional.hessian(lambda q: _f3(q).sum(), p),
+            lambda p: vmap(torch.func.jacrev(_f3))(p),
+            lambda p: torch.diag_embed(
+                torch.stack([2 + torch.sin(p[:, 0]), 2 * torch.cos(p[:, 1]) + 2, 2 + 0 * p[:, 2]], 1)
+            ),
+        ],
     ),
     Exercise(
-        "14.6", "Gradient descent with torch.func", gradient_descent,
+        "14.6",
+        "Gradient descent with torch.func",
+        gradient_descent,
         cases=_descent_cases,
         extra=_requires_no_grad,
-        hints=["torch.func.grad(f) is a function: call it at x to get the gradient there (no requires_grad needed).",
-               "Take `steps` steps of x = x − lr · grad(f)(x), each making a new tensor: x0 belongs to the caller "
-               "and must not change."],
-        wrong=[lambda f, x0, lr, steps: gradient_descent(lambda v: -f(v), x0, lr, steps),
-               _descent_in_place,
-               lambda f, x0, lr, steps: x0 - steps * lr * grad(f)(x0)],
+        hints=[
+            "torch.func.grad(f) is a function: call it at x to get the gradient there (no requires_grad needed).",
+            "Take `steps` steps of x = x − lr · grad(f)(x), each making a new tensor: x0 belongs to the caller "
+            "and must not change.",
+        ],
+        wrong=[
+            lambda f, x0, lr, steps: gradient_descent(lambda v: -f(v), x0, lr, steps),
+            _descent_in_place,
+            lambda f, x0, lr, steps: x0 - steps * lr * grad(f)(x0),
+        ],
     ),
     Exercise(
-        "14.7", "Jacobians of the polar map (stretch)", polar_jacobians,
+        "14.7",
+        "Jacobians of the polar map (stretch)",
+        polar_jacobians,
         cases=_polar_cases,
-        hints=["Write to_xy for one point p = (r, θ): it returns torch.stack([r cos θ, r sin θ]).",
-               "torch.func.jacrev(to_xy) gives its 2×2 Jacobian at one point; vmap it over the rows, "
-               "shape (N, 2, 2): rows are (x, y), columns (r, θ)."],
-        wrong=[lambda rt: polar_jacobians(rt).transpose(1, 2),
-               lambda rt: torch.stack([torch.stack([torch.cos(rt[:, 1]), -torch.sin(rt[:, 1])], 1),
-                                       torch.stack([torch.sin(rt[:, 1]), torch.cos(rt[:, 1])], 1)], 1),
-               lambda rt: rt[:, 0]],
+        hints=[
+            "Write to_xy for one point p = (r, θ): it returns torch.stack([r cos θ, r sin θ]).",
+            "torch.func.jacrev(to_xy) gives its 2×2 Jacobian at one point; vmap it over the rows, "
+            "shape (N, 2, 2): rows are (x, y), columns (r, θ).",
+        ],
+        wrong=[
+            lambda rt: polar_jacobians(rt).transpose(1, 2),
+            lambda rt: torch.stack(
+                [
+                    torch.stack([torch.cos(rt[:, 1]), -torch.sin(rt[:, 1])], 1),
+                    torch.stack([torch.sin(rt[:, 1]), torch.cos(rt[:, 1])], 1),
+                ],
+                1,
+            ),
+            lambda rt: rt[:, 0],
+        ],
     ),
 ]

@@ -56,13 +56,15 @@ def col_sharded_matmul(w_shards, x_shards):
 
 # ---- inputs -----------------------------------------------------------------------------
 
+
 def _rows_cases():
     return [(9, 4, 0), (9, 4, 2), (9, 4, 3), (10, 4, 3), (7, 2, 1), (8, 4, 2), (5, 4, 3), (6, 3, 1)]
 
 
 def _per_rank(shapes_and_seeds, dtype=torch.float32):
-    return [[randn(*shape, seed=seed + r, dtype=dtype) for r in range(world)]
-            for world, shape, seed in shapes_and_seeds]
+    return [
+        [randn(*shape, seed=seed + r, dtype=dtype) for r in range(world)] for world, shape, seed in shapes_and_seeds
+    ]
 
 
 def _reduce_cases():
@@ -92,8 +94,8 @@ def _shards(full, world, dim):
 def _assemble_cases():
     full = randn(9, 5, seed=110)
     return [
-        (_shards(full, 4, 0), Shard(0)),               # 3, 3, 3, 0 rows
-        (_shards(full, 2, 1), Shard(1)),               # 3 + 2 columns
+        (_shards(full, 4, 0), Shard(0)),  # 3, 3, 3, 0 rows
+        (_shards(full, 2, 1), Shard(1)),  # 3 + 2 columns
         ([full.clone() for _ in range(3)], Replicate()),
         (_shards(randn(4, 5, seed=111), 4, 1), Shard(1)),  # 2, 2, 1, 0 columns
         (_shards(randn(7, 2, seed=112), 2, 0), Shard(0)),
@@ -106,7 +108,7 @@ def _ring_cases():
 
 def _row_matmul_cases():
     cases = []
-    for (m, k, n, world, seed) in [(9, 5, 3, 4, 120), (6, 4, 2, 2, 121), (7, 3, 5, 3, 122)]:
+    for m, k, n, world, seed in [(9, 5, 3, 4, 120), (6, 4, 2, 2, 121), (7, 3, 5, 3, 122)]:
         w = randn(m, k, seed=seed)
         cases.append((_shards(w, world, 0), randn(k, n, seed=seed + 50)))
     w = randn(5, 4, seed=123, dtype=torch.float64)
@@ -116,7 +118,7 @@ def _row_matmul_cases():
 
 def _col_matmul_cases():
     cases = []
-    for (m, k, n, world, seed) in [(4, 6, 3, 2, 130), (5, 9, 2, 4, 131), (3, 5, 5, 3, 132)]:
+    for m, k, n, world, seed in [(4, 6, 3, 2, 130), (5, 9, 2, 4, 131), (3, 5, 5, 3, 132)]:
         w, x = randn(m, k, seed=seed), randn(k, n, seed=seed + 50)
         cases.append((_shards(w, world, 1), _shards(x, world, 0)))
     return cases
@@ -129,10 +131,12 @@ def _separate_buffers(args, got):
     tensors = [t for t in got if isinstance(t, torch.Tensor) and t.numel() > 0]
     inputs = [t for t in args[0] if isinstance(t, torch.Tensor) and t.numel() > 0]
     for i, a in enumerate(tensors):
-        for b in tensors[i + 1:]:
+        for b in tensors[i + 1 :]:
             if shares_memory(a, b):
-                return ("two ranks' results share memory; each rank holds its own copy "
-                        "(give every rank a fresh tensor, e.g. with .clone())")
+                return (
+                    "two ranks' results share memory; each rank holds its own copy "
+                    "(give every rank a fresh tensor, e.g. with .clone())"
+                )
         for b in inputs:
             if shares_memory(a, b):
                 return "a result shares memory with an input; return new tensors and leave the inputs as they were"
@@ -141,83 +145,135 @@ def _separate_buffers(args, got):
 
 EXERCISES = [
     Exercise(
-        "15.1", "Which rows does a rank own? (warm-up)", rows_owned,
+        "15.1",
+        "Which rows does a rank own? (warm-up)",
+        rows_owned,
         cases=_rows_cases,
-        hints=[("Shard(0) splits like torch.chunk: every chunk has ceil(n_rows / world_size) rows, "
-                "except the last ones, which get what is left (possibly nothing)."),
-               ("Rank r starts at r * chunk, clipped to n_rows; it stops chunk rows later, clipped too. "
-                "Check with torch.arange(n_rows).chunk(world_size).")],
-        wrong=[lambda n, w, r: (r * (n // w), (r + 1) * (n // w)),
-               lambda n, w, r: (r * (n // w) + min(r, n % w), (r + 1) * (n // w) + min(r + 1, n % w)),
-               lambda n, w, r: (r * -(-n // w), (r + 1) * -(-n // w))],
+        hints=[
+            (
+                "Shard(0) splits like torch.chunk: every chunk has ceil(n_rows / world_size) rows, "
+                "except the last ones, which get what is left (possibly nothing)."
+            ),
+            (
+                "Rank r starts at r * chunk, clipped to n_rows; it stops chunk rows later, clipped too. "
+                "Check with torch.arange(n_rows).chunk(world_size)."
+            ),
+        ],
+        wrong=[
+            lambda n, w, r: (r * (n // w), (r + 1) * (n // w)),
+            lambda n, w, r: (r * (n // w) + min(r, n % w), (r + 1) * (n // w) + min(r + 1, n % w)),
+            lambda n, w, r: (r * -(-n // w), (r + 1) * -(-n // w)),
+        ],
     ),
     Exercise(
-        "15.2", "Simulate all_reduce", all_reduce,
+        "15.2",
+        "Simulate all_reduce",
+        all_reduce,
         cases=_reduce_cases,
         extra=_separate_buffers,
-        hints=["After all_reduce(SUM) every rank holds the element-wise sum of all ranks' tensors.",
-               "torch.stack(tensors).sum(dim=0) is the sum; give each rank its own .clone() of it."],
-        wrong=[lambda ts: torch.stack(ts).sum(dim=0),
-               lambda ts: [torch.stack(ts).mean(dim=0) for _ in ts],
-               lambda ts: [torch.stack(ts).sum(dim=0)] * len(ts)],
+        hints=[
+            "After all_reduce(SUM) every rank holds the element-wise sum of all ranks' tensors.",
+            "torch.stack(tensors).sum(dim=0) is the sum; give each rank its own .clone() of it.",
+        ],
+        wrong=[
+            lambda ts: torch.stack(ts).sum(dim=0),
+            lambda ts: [torch.stack(ts).mean(dim=0) for _ in ts],
+            lambda ts: [torch.stack(ts).sum(dim=0)] * len(ts),
+        ],
     ),
     Exercise(
-        "15.3", "Simulate all_gather", all_gather,
+        "15.3",
+        "Simulate all_gather",
+        all_gather,
         cases=_gather_cases,
         extra=_separate_buffers,
-        hints=["After all_gather every rank holds every rank's tensor, in rank order, joined along dim 0.",
-               "torch.cat (not torch.stack) joins along an existing dimension; one copy per rank."],
-        wrong=[lambda ts: [torch.stack(ts) for _ in ts],
-               lambda ts: [torch.cat(ts[::-1]) for _ in ts],
-               lambda ts: [t.clone() for t in ts]],
+        hints=[
+            "After all_gather every rank holds every rank's tensor, in rank order, joined along dim 0.",
+            "torch.cat (not torch.stack) joins along an existing dimension; one copy per rank.",
+        ],
+        wrong=[
+            lambda ts: [torch.stack(ts) for _ in ts],
+            lambda ts: [torch.cat(ts[::-1]) for _ in ts],
+            lambda ts: [t.clone() for t in ts],
+        ],
     ),
     Exercise(
-        "15.4", "Simulate reduce_scatter", reduce_scatter,
+        "15.4",
+        "Simulate reduce_scatter",
+        reduce_scatter,
         cases=_scatter_cases,
         extra=_separate_buffers,
-        hints=["reduce_scatter = a sum over ranks, then rank r keeps only the r-th chunk of that sum.",
-               "Sum with torch.stack(tensors).sum(dim=0), then .chunk(len(tensors)) along dim 0."],
-        wrong=[lambda ts: [t.chunk(len(ts))[r].clone() for r, t in enumerate(ts)],
-               lambda ts: [torch.stack(ts).sum(dim=0) for _ in ts],
-               lambda ts: [c.clone() for c in torch.stack(ts).mean(dim=0).chunk(len(ts))]],
+        hints=[
+            "reduce_scatter = a sum over ranks, then rank r keeps only the r-th chunk of that sum.",
+            "Sum with torch.stack(tensors).sum(dim=0), then .chunk(len(tensors)) along dim 0.",
+        ],
+        wrong=[
+            lambda ts: [t.chunk(len(ts))[r].clone() for r, t in enumerate(ts)],
+            lambda ts: [torch.stack(ts).sum(dim=0) for _ in ts],
+            lambda ts: [c.clone() for c in torch.stack(ts).mean(dim=0).chunk(len(ts))],
+        ],
     ),
     Exercise(
-        "15.5", "Assemble the full tensor from its shards", assemble,
+        "15.5",
+        "Assemble the full tensor from its shards",
+        assemble,
         cases=_assemble_cases,
-        hints=["Shard(d) cut the tensor along dimension d (placement.dim); Replicate() gave every rank all of it.",
-               "torch.cat(shards, dim=placement.dim) undoes a Shard; for Replicate one copy is the whole tensor."],
-        wrong=[lambda shards, p: torch.cat(shards),
-               lambda shards, p: shards[0] if isinstance(p, Replicate) else torch.cat(shards, dim=1 - p.dim),
-               lambda shards, p: torch.cat(shards, dim=getattr(p, "dim", 0))],
+        hints=[
+            "Shard(d) cut the tensor along dimension d (placement.dim); Replicate() gave every rank all of it.",
+            "torch.cat(shards, dim=placement.dim) undoes a Shard; for Replicate one copy is the whole tensor.",
+        ],
+        wrong=[
+            lambda shards, p: torch.cat(shards),
+            lambda shards, p: shards[0] if isinstance(p, Replicate) else torch.cat(shards, dim=1 - p.dim),
+            lambda shards, p: torch.cat(shards, dim=getattr(p, "dim", 0)),
+        ],
     ),
     Exercise(
-        "15.6", "Bytes each rank sends in a ring all-reduce", ring_all_reduce_bytes,
+        "15.6",
+        "Bytes each rank sends in a ring all-reduce",
+        ring_all_reduce_bytes,
         cases=_ring_cases,
-        hints=[("A ring all-reduce is a reduce-scatter (p - 1 steps) then an all-gather (p - 1 steps); "
-                "in each step a rank sends one chunk of 1/p of the tensor."),
-               "Total per rank: 2 (p - 1) / p times the tensor's size in bytes (numel * element_size)."],
-        wrong=[lambda n, b, p: (p - 1) / p * n * b,
-               lambda n, b, p: 2.0 * n * b,
-               lambda n, b, p: 2.0 * (p - 1) * n * b],
+        hints=[
+            (
+                "A ring all-reduce is a reduce-scatter (p - 1 steps) then an all-gather (p - 1 steps); "
+                "in each step a rank sends one chunk of 1/p of the tensor."
+            ),
+            "Total per rank: 2 (p - 1) / p times the tensor's size in bytes (numel * element_size).",
+        ],
+        wrong=[lambda n, b, p: (p - 1) / p * n * b, lambda n, b, p: 2.0 * n * b, lambda n, b, p: 2.0 * (p - 1) * n * b],
     ),
     Exercise(
-        "15.7", "A row-sharded matmul from local shards", row_sharded_matmul,
+        "15.7",
+        "A row-sharded matmul from local shards",
+        row_sharded_matmul,
         cases=_row_matmul_cases,
-        rtol=1e-4, atol=1e-5,
-        hints=["With W split by rows, rank r can compute its rows of W @ x alone: w_shard @ x.",
-               "Stack the ranks' row blocks back in rank order with torch.cat along dim 0."],
-        wrong=[lambda ws, x: ws[0] @ x,
-               lambda ws, x: torch.cat([w @ x for w in ws[::-1]]),
-               lambda ws, x: torch.cat([w @ x for w in ws], dim=1)],
+        rtol=1e-4,
+        atol=1e-5,
+        hints=[
+            "With W split by rows, rank r can compute its rows of W @ x alone: w_shard @ x.",
+            "Stack the ranks' row blocks back in rank order with torch.cat along dim 0.",
+        ],
+        wrong=[
+            lambda ws, x: ws[0] @ x,
+            lambda ws, x: torch.cat([w @ x for w in ws[::-1]]),
+            lambda ws, x: torch.cat([w @ x for w in ws], dim=1),
+        ],
     ),
     Exercise(
-        "15.8", "A column-sharded matmul: partial sums (stretch)", col_sharded_matmul,
+        "15.8",
+        "A column-sharded matmul: partial sums (stretch)",
+        col_sharded_matmul,
         cases=_col_matmul_cases,
-        rtol=1e-4, atol=1e-5,
-        hints=["Rank r holds W's columns and x's rows of block r: w_r @ x_r is a full-size *partial* result.",
-               "The answer is the sum of the ranks' partial products (what an all-reduce would compute)."],
-        wrong=[lambda ws, xs: torch.cat([w @ x for w, x in zip(ws, xs)]),
-               lambda ws, xs: ws[0] @ xs[0],
-               lambda ws, xs: torch.stack([w @ x for w, x in zip(ws, xs)]).mean(dim=0)],
+        rtol=1e-4,
+        atol=1e-5,
+        hints=[
+            "Rank r holds W's columns and x's rows of block r: w_r @ x_r is a full-size *partial* result.",
+            "The answer is the sum of the ranks' partial products (what an all-reduce would compute).",
+        ],
+        wrong=[
+            lambda ws, xs: torch.cat([w @ x for w, x in zip(ws, xs)]),
+            lambda ws, xs: ws[0] @ xs[0],
+            lambda ws, xs: torch.stack([w @ x for w, x in zip(ws, xs)]).mean(dim=0),
+        ],
     ),
 ]

@@ -200,9 +200,15 @@ def bytes_allocated(fn: Callable[[], object]) -> int:
 # ---------------------------------------------------------------- the GA
 
 
-def ga_step(pop: torch.Tensor, cost: torch.Tensor, pairs: torch.Tensor, blend: torch.Tensor,
-            mutate: torch.Tensor, noise: torch.Tensor,
-            fitness: Callable[[torch.Tensor], torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+def ga_step(
+    pop: torch.Tensor,
+    cost: torch.Tensor,
+    pairs: torch.Tensor,
+    blend: torch.Tensor,
+    mutate: torch.Tensor,
+    noise: torch.Tensor,
+    fitness: Callable[[torch.Tensor], torch.Tensor],
+) -> tuple[torch.Tensor, torch.Tensor]:
     """One generation for the whole population at once (no Python loop over individuals).
 
     * selection: binary tournaments; ``pairs[:, 0:2]`` and ``pairs[:, 2:4]`` are random
@@ -240,10 +246,19 @@ class GAResult:
 _compiled_steps: dict[Callable, Callable] = {}
 
 
-def run_ga(fitness: Callable[[torch.Tensor], torch.Tensor] = fitness2_torch, *, box=BOX2,
-           population: int = 8192, generations: int = 60, mutation_rate: float = 0.1,
-           sigma: float = 0.5, decay: float = 0.93, seed: int = 0, compile: bool = True,
-           keep: tuple[int, ...] = ()) -> GAResult:
+def run_ga(
+    fitness: Callable[[torch.Tensor], torch.Tensor] = fitness2_torch,
+    *,
+    box=BOX2,
+    population: int = 8192,
+    generations: int = 60,
+    mutation_rate: float = 0.1,
+    sigma: float = 0.5,
+    decay: float = 0.93,
+    seed: int = 0,
+    compile: bool = True,
+    keep: tuple[int, ...] = (),
+) -> GAResult:
     """Minimise ``fitness`` (a cost: lower is better, +inf infeasible) with a vectorised GA.
 
     The population is a ``(population, 3)`` float64 tensor; each generation is one call of
@@ -259,8 +274,7 @@ def run_ga(fitness: Callable[[torch.Tensor], torch.Tensor] = fitness2_torch, *, 
     step = ga_step
     if compile:
         if fitness not in _compiled_steps:
-            _compiled_steps[fitness] = torch.compile(
-                lambda *args: ga_step(*args, fitness=fitness), dynamic=False)
+            _compiled_steps[fitness] = torch.compile(lambda *args: ga_step(*args, fitness=fitness), dynamic=False)
         step = _compiled_steps[fitness]
     else:
         step = lambda *args: ga_step(*args, fitness=fitness)  # noqa: E731
@@ -271,7 +285,9 @@ def run_ga(fitness: Callable[[torch.Tensor], torch.Tensor] = fitness2_torch, *, 
     for gen in range(generations):
         pairs = torch.randint(0, n, (n, 4), generator=g)
         blend = torch.empty(n, d, dtype=pop.dtype).uniform_(-0.25, 1.25, generator=g)
-        mutate = torch.rand(n, d, generator=g, dtype=torch.float32) < mutation_rate  # not the default dtype: same draws everywhere
+        mutate = (
+            torch.rand(n, d, generator=g, dtype=torch.float32) < mutation_rate
+        )  # not the default dtype: same draws everywhere
         noise = torch.randn(n, d, generator=g, dtype=pop.dtype) * (sigma * decay**gen)
         pop, cost = step(pop, cost, pairs, blend, mutate, noise)
         ok = torch.isfinite(cost)

@@ -65,6 +65,7 @@ def _itemsize(dtype) -> int:
 
 # --- 1. NumPy, unchanged --------------------------------------------------------------------
 
+
 def assign_numpy(X: np.ndarray, means: np.ndarray) -> np.ndarray:
     """The NumPy code as published. Returns int64 indices, shape ``(n,)``.
     Moves about ``n * k * (3 d + 2) * itemsize`` bytes through temporaries, plus the minimum."""
@@ -72,6 +73,7 @@ def assign_numpy(X: np.ndarray, means: np.ndarray) -> np.ndarray:
 
 
 # --- 2. torch.compile of the NumPy function --------------------------------------------------
+
 
 @functools.cache
 def compiled_numpy():
@@ -82,6 +84,7 @@ def compiled_numpy():
 
 
 # --- 3. tensors in, tensors out --------------------------------------------------------------
+
 
 def assign_tensors(X: torch.Tensor, means: torch.Tensor) -> torch.Tensor:
     """Tensors in and out around the NumPy code. Compiled (:func:`compiled_tensors`), the
@@ -98,6 +101,7 @@ def compiled_tensors():
 
 # --- 4. the course's roofline-aware version --------------------------------------------------
 
+
 def linear_scores(means: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """``(W, c)`` with the nearest mean of ``x`` = ``argmax(x @ W + c)``: ``W = means.T`` (d, k),
     ``c = -|m_j|^2 / 2`` (k,)."""
@@ -113,8 +117,13 @@ def _coordinates(X: torch.Tensor) -> list[torch.Tensor]:
     int64 (contiguous, vectorised) and split the word into its two float32 halves by bit
     casts, which cost nothing. Other layouts fall back to the plain columns.
     """
-    if X.dtype == torch.float32 and X.dim() == 2 and X.shape[1] == 2 and X.is_contiguous() \
-            and sys.byteorder == "little":
+    if (
+        X.dtype == torch.float32
+        and X.dim() == 2
+        and X.shape[1] == 2
+        and X.is_contiguous()
+        and sys.byteorder == "little"
+    ):
         word = X.view(torch.int64)[:, 0]
         low = (word & 0xFFFFFFFF).to(torch.int32).view(torch.float32)  # x0: the low half
         high = (word >> 32).to(torch.int32).view(torch.float32)  # x1: the high half

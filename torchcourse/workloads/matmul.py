@@ -31,8 +31,9 @@ def matmul_bytes(n: int, dtype: torch.dtype = torch.float32) -> int:
     return 3 * n * n * torch.empty((), dtype=dtype).element_size()
 
 
-def make_pair(n: int, *, dtype: torch.dtype = torch.float32, device: torch.device | str = "cpu",
-              seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+def make_pair(
+    n: int, *, dtype: torch.dtype = torch.float32, device: torch.device | str = "cpu", seed: int = 0
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Two seeded ``n x n`` normal matrices, made on the CPU then moved (same values everywhere)."""
     g = torch.Generator().manual_seed(seed)
     a = torch.randn(n, n, generator=g, dtype=torch.float64).to(dtype)
@@ -62,9 +63,15 @@ class MatmulTiming:
         return None if self.numpy is None else gflops(self.n, self.numpy.min)
 
 
-def time_matmuls(sizes: Sequence[int], *, dtype: torch.dtype = torch.float32,
-                 device: torch.device | str = "cpu", numpy: bool = True, repeat: int = 5,
-                 budget: float = 0.03) -> list[MatmulTiming]:
+def time_matmuls(
+    sizes: Sequence[int],
+    *,
+    dtype: torch.dtype = torch.float32,
+    device: torch.device | str = "cpu",
+    numpy: bool = True,
+    repeat: int = 5,
+    budget: float = 0.03,
+) -> list[MatmulTiming]:
     """Time ``a @ b`` for each size with :func:`torchcourse.timing.measure` (warm-up, repeats, sync).
 
     NumPy runs on the same values (``.numpy()`` of the CPU tensors, so the same dtype) and
@@ -74,11 +81,10 @@ def time_matmuls(sizes: Sequence[int], *, dtype: torch.dtype = torch.float32,
     rows = []
     for n in sizes:
         a, b = make_pair(n, dtype=dtype, device=device)
-        t_torch = measure(lambda: a @ b, repeat=repeat, device=device, budget=budget)
+        t_torch = measure(lambda a=a, b=b: a @ b, repeat=repeat, device=device, budget=budget)
         t_numpy = None
         if numpy and torch.device(device).type == "cpu":
             an, bn = a.numpy(), b.numpy()
-            t_numpy = measure(lambda: an @ bn, repeat=repeat, device="cpu", budget=budget)
+            t_numpy = measure(lambda an=an, bn=bn: an @ bn, repeat=repeat, device="cpu", budget=budget)
         rows.append(MatmulTiming(n, t_torch, t_numpy))
     return rows
-

@@ -44,8 +44,9 @@ def pi_python(n: int, seed: int = 0) -> float:
     return 4.0 * inside / n
 
 
-def samples(n: int, seed: int = 0, dtype: torch.dtype = torch.float32,
-            device: torch.device | str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
+def samples(
+    n: int, seed: int = 0, dtype: torch.dtype = torch.float32, device: torch.device | str = "cpu"
+) -> tuple[torch.Tensor, torch.Tensor]:
     """``n`` uniform points (x, y) from a seeded CPU generator, moved to ``device``.
 
     Drawn outside any compiled function: compiled and eager code use different random

@@ -22,8 +22,9 @@ import torch
 from ..timing import Timing, measure
 
 
-def make_input(n: int, *, dtype: torch.dtype = torch.float64, device: torch.device | str = "cpu",
-               seed: int = 0) -> torch.Tensor:
+def make_input(
+    n: int, *, dtype: torch.dtype = torch.float64, device: torch.device | str = "cpu", seed: int = 0
+) -> torch.Tensor:
     """``n`` uniform samples in [0, 1) from a fixed seed, made on the CPU then moved.
 
     Seeding a CPU generator gives the same numbers on every machine, with or without a GPU.
@@ -92,9 +93,16 @@ def torch_threads(n: int | None) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def time_sums(sizes: Sequence[int], *, loop_max: int = 100_000, dtype: torch.dtype = torch.float64,
-              device: torch.device | str = "cpu", repeat: int = 5, budget: float = 0.02,
-              num_threads: int | None = 1) -> list[SumTiming]:
+def time_sums(
+    sizes: Sequence[int],
+    *,
+    loop_max: int = 100_000,
+    dtype: torch.dtype = torch.float64,
+    device: torch.device | str = "cpu",
+    repeat: int = 5,
+    budget: float = 0.02,
+    num_threads: int | None = 1,
+) -> list[SumTiming]:
     """Time both sums for each size with :func:`torchcourse.timing.measure`.
 
     The loop costs a microsecond or more per element, so it runs only up to ``loop_max``
@@ -109,13 +117,15 @@ def time_sums(sizes: Sequence[int], *, loop_max: int = 100_000, dtype: torch.dty
         return [_time_one(n, loop_max, dtype, device, repeat, budget) for n in sizes]
 
 
-def _time_one(n: int, loop_max: int, dtype: torch.dtype, device: torch.device | str, repeat: int,
-              budget: float) -> SumTiming:
+def _time_one(
+    n: int, loop_max: int, dtype: torch.dtype, device: torch.device | str, repeat: int, budget: float
+) -> SumTiming:
     t = make_input(n, dtype=dtype, device=device)
     vec = measure(lambda: vectorised_sum(t), repeat=repeat, device=device, budget=budget)
     loop = None
     if n <= loop_max:
         big = n > 10_000
-        loop = measure(lambda: loop_sum(t), repeat=3 if big else repeat, number=1 if big else None,
-                       device=device, budget=budget)
+        loop = measure(
+            lambda: loop_sum(t), repeat=3 if big else repeat, number=1 if big else None, device=device, budget=budget
+        )
     return SumTiming(n, bytes_moved(t), loop, vec)

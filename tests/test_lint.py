@@ -1,0 +1,36 @@
+"""The lint hooks: the tree is clean, and a planted error is caught (make lint runs the same ruff)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from torchcourse.course import ROOT
+
+RUFF = [sys.executable, "-m", "ruff"]
+
+
+def test_the_tree_passes_ruff():
+    lint = subprocess.run([*RUFF, "check", "."], cwd=ROOT, capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout[-3000:]
+    fmt = subprocess.run([*RUFF, "format", "--check", "torchcourse", "tests"], cwd=ROOT, capture_output=True, text=True)
+    assert fmt.returncode == 0, fmt.stdout[-3000:]
+
+
+def test_a_planted_lint_error_is_caught(tmp_path: Path):
+    planted = tmp_path / "torchcourse" / "planted.py"
+    planted.parent.mkdir()
+    planted.write_text("import os\n\n\ndef f():\n    return undefined_name\n")
+    result = subprocess.run(
+        [*RUFF, "check", "--config", str(ROOT / "pyproject.toml"), str(planted)], capture_output=True, text=True
+    )
+    assert result.returncode == 1
+    assert "F401" in result.stdout and "F821" in result.stdout
+
+
+def test_pre_commit_config_runs_ruff_and_the_build_check():
+    config = (ROOT / ".pre-commit-config.yaml").read_text()
+    assert "ruff check" in config and "ruff format" in config and "torchcourse.build --check" in config
+    assert "nbstripout" not in config.split("nbstripout is deliberately absent")[-1]
+    assert "lint" in (ROOT / "Makefile").read_text().split("test:")[1].splitlines()[0]
