@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 09 of 15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/09_compile_fusion.ipynb) · previous: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb) · next: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb)
+# *Module 09 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/09_compile_fusion.ipynb) · previous: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb) · next: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb)
 
 # %% [markdown]
 # # 09 · torch.compile: fusion and overhead: exercises

@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 01 of 15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/01_data_to_tensors.ipynb) · previous: [00 · Start here](00_start_here.ipynb) · next: [02 · Storage and views](02_storage_and_views.ipynb)
+# *Module 01 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/01_data_to_tensors.ipynb) · previous: [00 · Start here](00_start_here.ipynb) · next: [02 · Storage and views](02_storage_and_views.ipynb)
 
 # %% [markdown]
 # # 01 · From data to tensors

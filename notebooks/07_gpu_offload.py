@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 07 of 15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/07_gpu_offload.ipynb) · previous: [06 · Linear algebra](06_linear_algebra.ipynb) · next: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb)
+# *Module 07 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/07_gpu_offload.ipynb) · previous: [06 · Linear algebra](06_linear_algebra.ipynb) · next: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb)
 
 # %% [markdown]
 # # 07 · GPU offload

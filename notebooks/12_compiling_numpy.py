@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 12 of 15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/12_compiling_numpy.ipynb) · previous: [11 · Graph breaks](11_graph_breaks.ipynb) · next: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb)
+# *Module 12 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/12_compiling_numpy.ipynb) · previous: [11 · Graph breaks](11_graph_breaks.ipynb) · next: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb)
 
 # %% [markdown]
 # # 12 · Compiling NumPy code

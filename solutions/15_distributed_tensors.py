@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 15 of 15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/15_distributed_tensors.ipynb) · previous: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)
+# *Module 15 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/15_distributed_tensors.ipynb) · previous: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)
 
 # %% [markdown]
 # # 15 · Distributed tensors: exercises

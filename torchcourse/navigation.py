@@ -34,7 +34,7 @@ def _neighbours(m: Module) -> tuple[Module | None, Module | None]:
 def header(m: Module, folder: str) -> str:
     last = MODULES[-1].number
     prev, nxt = _neighbours(m)
-    parts = [f"*Module {m.number} of {last} · {KIND[folder]}*", "[all modules](../README.md#modules)"]
+    parts = [f"*Module {m.number} of 00–{last} · {KIND[folder]}*", "[all modules](../README.md#modules)"]
     if folder == "notebooks":
         parts.append(f"[exercises](../exercises/{m.stem}.ipynb)")
     else:

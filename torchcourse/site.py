@@ -40,7 +40,7 @@ def nav_bar(modules: list[Module], index: int, folder: str) -> str:
     """The navigation bar of one page: its place in the course, its siblings, previous/next."""
     m = modules[index]
     parts = [
-        f'<span class="place">Module {m.number} of {len(modules) - 1} · {html.escape(m.title)} · '
+        f'<span class="place">Module {m.number} of 00–{modules[-1].number} · {html.escape(m.title)} · '
         f"{FOLDERS[folder]}</span>",
         '<a href="../index.html">Contents</a>',
     ]
