@@ -72,6 +72,9 @@
 
 # %%
 COLLECTIVES = r'''
+import os
+import sys
+
 import torch
 import torch.distributed as dist
 
@@ -102,6 +105,8 @@ print("broadcast:     ", b.tolist())
 
 dist.barrier()                                          # wait for every rank, then tear down
 dist.destroy_process_group()
+sys.stdout.flush()
+os._exit(0)                                             # skip the interpreter's teardown (see "Common mistakes")
 '''
 
 # %% [markdown]
@@ -212,6 +217,9 @@ print("broadcast      == rank 0's data:          ", all(torch.equal(torch.tensor
 
 # %%
 DTENSOR = r'''
+import os
+import sys
+
 import torch
 import torch.distributed as dist
 from torch.distributed.device_mesh import init_device_mesh
@@ -259,6 +267,8 @@ print("  allclose:", torch.allclose(total.full_tensor(), W.sum()),
       torch.allclose(row_sums.full_tensor(), W.sum(dim=1)))
 dist.barrier()                  # every rank done before any tears down (see "Common mistakes")
 dist.destroy_process_group()
+sys.stdout.flush()
+os._exit(0)                     # skip the interpreter's teardown (see "Common mistakes")
 '''
 
 dtensor2 = run_script(DTENSOR, nproc=2)
@@ -384,9 +394,13 @@ run_script(FAILING, nproc=2, timeout=60)
 # * **Tearing down while a peer still communicates**: a rank that reaches
 #   `destroy_process_group()` and exits while another rank's collective is still in flight can
 #   die at exit with `terminate called without an active exception` (exit code -6, SIGABRT),
-#   after printing correct results. While writing this lesson, the 4-process DTensor script
-#   did so about one launch in five; with `dist.barrier()` before `destroy_process_group()`
-#   (as in both scripts above) it did not happen again.
+#   after printing correct results. While writing this lesson, the DTensor script did so
+#   about one launch in five. `dist.barrier()` before `destroy_process_group()` made it rarer,
+#   but on a busy machine it still happened now and then: the abort comes from gloo's C++
+#   objects being destroyed while the Python interpreter shuts down, after all the work is
+#   done. So both scripts above end with `sys.stdout.flush()` and `os._exit(0)`: the results
+#   are printed, the process group is destroyed, and the process exits without running that
+#   teardown. Since then no launch of the course (notebook builds and tests) has aborted.
 # * **Oversubscribed cores**: N ranks each with all cores' worth of threads; set
 #   `OMP_NUM_THREADS` (cores / ranks).
 
