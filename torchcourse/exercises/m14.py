@@ -42,6 +42,12 @@ def penalised_f2(points, mu):
     return f + mu * (torch.relu(c) ** 2).sum(dim=1)
 
 
+def _constraints(p):
+    """The six constraints of function 2 as columns ``g(p) <= 0`` (used by the wrong answers)."""
+    x, y, z = p.unbind(1)
+    return torch.stack([1 - x, 3 - y, y - 7, z, 3 - x - y - z, x**2 + z**2 - 10], dim=1)
+
+
 def _f3(v):
     x, y, z = v.unbind(-1)
     return torch.sin(x) + x**2 - 2 * torch.cos(y) + y**2 + z**2
@@ -226,48 +232,12 @@ EXERCISES = [
             "constraints, multiply by mu, add f.",
         ],
         wrong=[
-            lambda p, mu: (
-                penalised_f2(p, 0.0)
-                + mu
-                * (
-                    torch.stack(
-                        [
-                            1 - p[:, 0],
-                            3 - p[:, 1],
-                            p[:, 1] - 7,
-                            p[:, 2],
-                            3 - p.sum(1),
-                            p[:, 0] ** 2 + p[:, 2] ** 2 - 10,
-                        ],
-                        1,
-                    )
-                    ** 2
-                ).sum(1)
-            ),
-            lambda p, mu: (
-                penalised_f2(p, 0.0)
-                + mu
-                * torch.relu(
-                    torch.stack(
-                        [
-                            1 - p[:, 0],
-                            3 - p[:, 1],
-                            p[:, 1] - 7,
-                            p[:, 2],
-                            3 - p.sum(1),
-                            p[:, 0] ** 2 + p[:, 2] ** 2 - 10,
-                        ],
-                        1,
-                    )
-                ).sum(1)
-            ),
-            lambda p, mu: (
-                penalised_f2(p, 0.0)
-                + mu
-                * (torch.relu(torch.stack([1 - p[:, 0], 3 - p[:, 1], p[:, 1] - 7, p[:, 2], 3 - p.sum(1)], 1)) ** 2).sum(
-                    1
-                )
-            ),
+            # squares every constraint, satisfied ones too
+            lambda p, mu: penalised_f2(p, 0.0) + mu * (_constraints(p) ** 2).sum(1),
+            # violations not squared
+            lambda p, mu: penalised_f2(p, 0.0) + mu * torch.relu(_constraints(p)).sum(1),
+            # forgets the last constraint, x² + z² <= 10
+            lambda p, mu: penalised_f2(p, 0.0) + mu * (torch.relu(_constraints(p)[:, :5]) ** 2).sum(1),
         ],
     ),
     Exercise(
