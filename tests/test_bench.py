@@ -67,3 +67,31 @@ def test_rows_carry_their_numbers(report):
             assert "faster_than_eager" in r or not r["eager"]
         if "GBps" in r:
             assert r["pct_of_copy_bw"] > 0
+
+
+def test_only_names_groups_by_word_and_refuses_an_unknown_one(capsys):
+    assert bench.GROUP_WORDS == ["sum", "matmul", "pi", "kmeans", "ga"]
+    with pytest.raises(SystemExit) as exc:
+        bench.main(["--only", "k-mean", "nothing"])
+    assert exc.value.code == 2
+    assert "no benchmark group matches nothing" in capsys.readouterr().err
+
+
+def test_the_kmeans_rewrite_agrees_with_numpy_in_both_layouts():
+    import numpy as np
+    import torch
+
+    from torchcourse.workloads import kmeans
+
+    X, means = kmeans.make_blobs(10_001, dtype=np.float32, seed=3)
+    X[::7] = (X[::7] + 7.5) / 2  # points near the boundary between the blobs
+    expected = kmeans.assign_numpy(X, means)
+    T, M = torch.from_numpy(X), torch.from_numpy(means)
+    assert np.array_equal(kmeans.assign_rows(T, M).numpy(), expected)
+    assert np.array_equal(kmeans.assign_best(kmeans.to_columns(T), M).numpy(), expected)
+    three = torch.tensor([[0.0, 0.0], [5.0, 5.0], [10.0, 0.0]])
+    assert np.array_equal(
+        kmeans.assign_best(kmeans.to_columns(T), three).numpy(), kmeans.assign_numpy(X, three.numpy())
+    )
+    with pytest.raises(ValueError, match="to_columns"):
+        kmeans.assign_best(T, M)

@@ -218,7 +218,7 @@ def run(quick: bool = False, out: Path | None = None, only: list[str] | None = N
     start = time.perf_counter()
     for group in GROUPS:
         for dev in devices:
-            if only and not any(o in group.__name__ for o in only):
+            if only and not any(o.replace("-", "") in group.__name__ for o in only):
                 continue
             results: dict[str, Any] = {}
             for row in group(quick, dev):
@@ -252,12 +252,21 @@ def run(quick: bool = False, out: Path | None = None, only: list[str] | None = N
     return report
 
 
+# what --only accepts: the group functions' names without "_rows" (k-means is "kmeans")
+GROUP_WORDS = [g.__name__.removesuffix("_rows") for g in GROUPS]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes (seconds per row)")
     parser.add_argument("--out", type=Path, default=ROOT / "results", help="output folder (default: results/)")
-    parser.add_argument("--only", nargs="*", help="run only groups whose name contains one of these words")
+    parser.add_argument(
+        "--only", nargs="*", metavar="WORD", help=f"run only the groups named by these words ({', '.join(GROUP_WORDS)})"
+    )
     args = parser.parse_args(argv)
+    unknown = [w for w in args.only or [] if not any(w.replace("-", "") in g.__name__ for g in GROUPS)]
+    if unknown:
+        parser.error(f"no benchmark group matches {', '.join(unknown)}; the groups are {', '.join(GROUP_WORDS)}")
     report = run(args.quick, args.out, args.only)
     mismatches = [r["variant"] for r in report["rows"] if r.get("matches_baseline") is False]
     if mismatches:
