@@ -80,3 +80,59 @@ def test_preflight_runs_and_measures_bandwidth():
     assert {"Python", "torch", "CPU", "C++ compiler", "bandwidth"} <= set(names)
     bandwidth = next(i for i in items if i.name == "bandwidth")
     assert "GB/s" in bandwidth.detail and not any(i.fatal and not i.ok for i in items)
+
+
+def test_prose_changes_are_copied_without_execution(tmp_path):
+    import json
+    import shutil
+
+    from torchcourse.build import refresh_markdown, staleness
+
+    py = tmp_path / "03_strides.py"
+    shutil.copy(ROOT / "notebooks" / "03_strides.py", py)
+    shutil.copy(ROOT / "notebooks" / "03_strides.ipynb", tmp_path / "03_strides.ipynb")
+    before = json.loads((tmp_path / "03_strides.ipynb").read_text())
+    py.write_text(py.read_text().replace("# ## Row-major layout", "# ## Row-major layout, revised"))
+    assert staleness(py) == "cell sources differ from the .py"
+    assert refresh_markdown(py)
+    assert staleness(py) is None
+    after = json.loads((tmp_path / "03_strides.ipynb").read_text())
+    code = [(c["source"], c["outputs"], c["execution_count"]) for c in before["cells"] if c["cell_type"] == "code"]
+    assert code == [
+        (c["source"], c["outputs"], c["execution_count"]) for c in after["cells"] if c["cell_type"] == "code"
+    ]
+    assert any("Row-major layout, revised" in "".join(c["source"]) for c in after["cells"])
+    # expanding the collapsed setup cell is a display change: copied, not executed
+    py.write_text(py.read_text().replace(' jupyter={"source_hidden": true}', "", 1))
+    assert staleness(py) == "cell sources differ from the .py"
+    assert refresh_markdown(py) and staleness(py) is None
+    expanded = json.loads((tmp_path / "03_strides.ipynb").read_text())["cells"][1]
+    assert "jupyter" not in expanded["metadata"] and expanded["outputs"] == after["cells"][1]["outputs"]
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda s: s.replace(
+            "m = torch.arange(12, dtype=torch.float32)", "m = torch.arange(12.0)", 1
+        ),  # a code cell changed
+        lambda s: s.replace(
+            "# %% [markdown]\n# ## Row-major layout", "# %%\nx = 1\n\n# %% [markdown]\n# ## Row-major layout"
+        ),
+        lambda s: s.replace('# %% tags=["raises-exception"]', "# %%", 1),  # a code cell's tags changed
+    ],
+    ids=["code source", "a new code cell", "code tags"],
+)
+def test_code_changes_still_need_execution(tmp_path, edit):
+    import shutil
+
+    from torchcourse.build import refresh_markdown
+
+    py = tmp_path / "03_strides.py"
+    shutil.copy(ROOT / "notebooks" / "03_strides.ipynb", tmp_path / "03_strides.ipynb")
+    source = (ROOT / "notebooks" / "03_strides.py").read_text()
+    assert edit(source) != source, "the edit must change the source"
+    py.write_text(edit(source))
+    stored = (tmp_path / "03_strides.ipynb").read_text()
+    assert not refresh_markdown(py)
+    assert (tmp_path / "03_strides.ipynb").read_text() == stored

@@ -1,6 +1,7 @@
 """Build the course: generate exercises from solutions, execute every notebook.
 
     python -m torchcourse.build            # regenerate exercises/, execute stale notebooks
+                                           # (when only markdown changed, copy it over: no execution)
     python -m torchcourse.build --all      # execute every notebook
     python -m torchcourse.build solutions/01_data_to_tensors.py   # just these (and their exercises)
     python -m torchcourse.build --check    # change nothing; exit 1 if anything is stale
@@ -102,14 +103,57 @@ def staleness(py: Path) -> str | None:
     except Exception as exc:
         return f"unreadable .ipynb ({exc})"
     text = jupytext.read(py)
-    src_cells = [(c.cell_type, c.source) for c in text.cells]
-    nb_cells = [(c.cell_type, c.source) for c in nb.cells]
-    if src_cells != nb_cells:
+    if [_identity(c) for c in text.cells] != [_identity(c) for c in nb.cells]:
         return "cell sources differ from the .py"
     for i, cell in enumerate(nb.cells):
         if cell.cell_type == "code" and cell.source.strip() and cell.get("execution_count") is None:
             return f"code cell {i} was never executed"
     return None
+
+
+def _identity(cell) -> tuple:
+    """What must agree between a source's cell and its notebook's: type, source, tags, and
+    JupyterLab's display metadata (a collapsed input)."""
+    return cell.cell_type, cell.source, cell.metadata.get("tags", []), cell.metadata.get("jupyter", {})
+
+
+def refresh_markdown(py: Path) -> bool:
+    """Copy ``py``'s markdown cells into its executed ``.ipynb`` when nothing else differs, and
+    return True; return False (and write nothing) when the notebook must be executed.
+
+    Prose, navigation and display changes (a collapsed input) do not change any output, so they
+    need no re-execution: fixing a typo, or adding a module (every notebook's navigation header
+    names the last one), costs seconds instead of a rebuild of the course. Any difference in a
+    code cell's source or tags, in the sequence of cell types, or a code cell never executed,
+    means execution.
+    """
+    import jupytext
+    import nbformat
+
+    nb_path = py.with_suffix(".ipynb")
+    if not nb_path.exists():
+        return False
+    nb = nbformat.read(nb_path, as_version=4)
+    text = jupytext.read(py)
+    if [c.cell_type for c in nb.cells] != [c.cell_type for c in text.cells]:
+        return False
+    for stored, wanted in zip(nb.cells, text.cells):
+        if stored.cell_type == "code" and (
+            stored.source != wanted.source
+            or stored.metadata.get("tags", []) != wanted.metadata.get("tags", [])
+            or (stored.source.strip() and stored.get("execution_count") is None)
+        ):
+            return False
+    for stored, wanted in zip(nb.cells, text.cells):
+        if stored.cell_type != "code":
+            stored.source = wanted.source
+            stored.metadata = wanted.metadata
+        elif "jupyter" in wanted.metadata:
+            stored.metadata["jupyter"] = wanted.metadata["jupyter"]
+        else:
+            stored.metadata.pop("jupyter", None)
+    nbformat.write(nb, nb_path)
+    return True
 
 
 def execute(py: Path) -> tuple[Path, float, str | None]:
@@ -207,6 +251,12 @@ def main(argv: list[str] | None = None) -> int:
         for p in problems:
             print("error:", p)
         return 1
+
+    if not (args.all or args.paths):
+        refreshed = [py for py, _ in todo if refresh_markdown(py)]
+        for py in refreshed:
+            print(f"markdown refreshed in {py.relative_to(ROOT).with_suffix('.ipynb')} (no code changed)")
+        todo = [(py, why) for py, why in todo if py not in refreshed]
 
     failures = 0
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
