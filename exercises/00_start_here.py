@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 00 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/00_start_here.ipynb) · next: [01 · From data to tensors](01_data_to_tensors.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 00 · Start here: exercises
 #
@@ -38,6 +68,7 @@ from torchcourse import check, hint
 # Write `column_of(n)` that returns the numbers `0, 1, ..., n-1` as a **float32 column**:
 # a tensor of shape `(n, 1)`.
 
+
 # %%
 def column_of(n):
     # YOUR CODE HERE
@@ -54,6 +85,7 @@ check("00.1", column_of)
 # number of elements)`. For a 2×3 tensor: `(2, (2, 3), 6)`; for a 0-dimensional tensor
 # such as `torch.tensor(7.0)`: `(0, (), 1)`.
 
+
 # %%
 def shape_info(t):
     # YOUR CODE HERE
@@ -68,6 +100,7 @@ check("00.2", shape_info)
 #
 # Write `move_to(t, device)` that returns `t` on `device`, keeping its dtype. The check also
 # uses the `meta` device, which has shapes but no data, so this exercise runs on any machine.
+
 
 # %%
 def move_to(t, device):
@@ -85,6 +118,7 @@ check("00.3", move_to)
 # Bessel's correction). The caller's tensor must not change: the check compares it before
 # and after your function runs.
 
+
 # %%
 def standardise(t):
     # YOUR CODE HERE
@@ -99,6 +133,7 @@ check("00.4", standardise)
 #
 # Write `first_row(t)` that returns the first row of a 2-D tensor **as a view**: a tensor
 # that shares memory with `t`, so no data is copied. The check tells a view from a copy.
+
 
 # %%
 def first_row(t):
@@ -116,6 +151,7 @@ check("00.5", first_row)
 # `batch_of(images)` that returns one tensor of shape `(N, 1, H, W)`: batch first, then a
 # channel dimension of size 1, the layout image code expects.
 
+
 # %%
 def batch_of(images):
     # YOUR CODE HERE
@@ -131,6 +167,7 @@ check("00.6", batch_of)
 # Write `count_above(t, threshold)` that returns, as a Python `int`, how many elements of
 # `t` are strictly greater than `threshold`. No Python loop: let one tensor expression do
 # the work.
+
 
 # %%
 def count_above(t, threshold):

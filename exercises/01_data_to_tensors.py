@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 01 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/01_data_to_tensors.ipynb) · previous: [00 · Start here](00_start_here.ipynb) · next: [02 · Storage and views](02_storage_and_views.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 01 · From data to tensors: exercises
 #
@@ -44,6 +74,7 @@ from torchcourse import check, data_path, hint
 # that returns it as **float32** of shape `(C, H, W)` with values in [0, 1] (divide by 255).
 # The check uses small random "images" with 1, 3 and 4 channels.
 
+
 # %%
 def to_chw_float(img):
     # YOUR CODE HERE
@@ -61,6 +92,7 @@ check("01.1", to_chw_float)
 # included, with `per_decade` steps in each factor of ten. `decades(0, 2, 2)` is
 # `[1, 3.162..., 10, 31.62..., 100]`.
 
+
 # %%
 def decades(lo, hi, per_decade):
     # YOUR CODE HERE
@@ -76,6 +108,7 @@ check("01.2", decades)
 # `table` has one row per sample and one column per measurement, as the Iris table in the
 # lesson. Write `standardise_columns(table)` that returns a table whose every column has
 # mean 0 and standard deviation 1 (PyTorch's default `std`). Leave `table` unchanged.
+
 
 # %%
 def standardise_columns(table):
@@ -93,6 +126,7 @@ check("01.3", standardise_columns)
 # where the vocabulary is the **sorted** set of the text's characters and a character's id is
 # its position in it. For `"abba"` the vocabulary is `['a', 'b']` and the ids `[0, 1, 1, 0]`.
 
+
 # %%
 def char_ids(text):
     # YOUR CODE HERE
@@ -109,6 +143,7 @@ check("01.4", char_ids)
 # of ids (of any shape) as **float32**, with a last dimension of size `vocab_size`, even when
 # the largest id in `ids` is smaller than `vocab_size - 1`.
 
+
 # %%
 def one_hot_float(ids, vocab_size):
     # YOUR CODE HERE
@@ -124,6 +159,7 @@ check("01.5", one_hot_float)
 # Write `mirror(batch)` that takes a batch of images `(N, C, H, W)` and returns each image
 # mirrored left to right (the first column becomes the last). Remember what PyTorch does with
 # a negative slice step.
+
 
 # %%
 def mirror(batch):
@@ -142,6 +178,7 @@ check("01.6", mirror)
 # ints: the bytes the list needs (the list object itself **plus** every float object it
 # points to, by `sys.getsizeof`) and the bytes of the data of a float32 tensor holding the
 # same numbers.
+
 
 # %%
 def list_and_tensor_bytes(values):
@@ -177,6 +214,7 @@ except NotImplementedError:
 # * `labels`: int64, the position of each row's class in `names`.
 #
 # The check feeds it rows of `data/iris.csv` in a shuffled order and a small table of animals.
+
 
 # %%
 def parse_table(lines):

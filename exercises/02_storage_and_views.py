@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 02 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/02_storage_and_views.ipynb) · previous: [01 · From data to tensors](01_data_to_tensors.ipynb) · next: [03 · Strides](03_strides.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 02 · Storage and views: exercises
 #
@@ -39,6 +69,7 @@ from torchcourse import check, hint
 # Write `last_column(t)` that returns the last column of a 2-D tensor `t` as a **view**:
 # shape `(rows,)`, sharing `t`'s storage, so no number is copied.
 
+
 # %%
 def last_column(t):
     # YOUR CODE HERE
@@ -54,6 +85,7 @@ check("02.1", last_column)
 # Write `independent_copy(t)` that returns a tensor with the same values as `t` that shares
 # **no** memory with it (writing into the result must leave `t` alone) and carries no
 # autograd history.
+
 
 # %%
 def independent_copy(t):
@@ -71,6 +103,7 @@ check("02.2", independent_copy)
 # (the caller's tensor changes; no new tensor is made) and returns `t`. The trailing
 # underscore in the name follows PyTorch's convention for in-place functions.
 
+
 # %%
 def zero_negatives_(t):
     # YOUR CODE HERE
@@ -86,6 +119,7 @@ check("02.3", zero_negatives_)
 # Write `wrap_array(a)` that returns a tensor with `a`'s values and dtype that **shares**
 # `a`'s memory, so that a write on either side shows on the other. The check uses float64,
 # float32 and int32 arrays.
+
 
 # %%
 def wrap_array(a):
@@ -103,6 +137,7 @@ check("02.4", wrap_array)
 # `scale_rows_(m, factors)` that multiplies row `i` of `m` by `factors[i]` **in place** and
 # returns `m`. (Some inputs are square, so a wrong broadcast does not always fail loudly.)
 
+
 # %%
 def scale_rows_(m, factors):
     # YOUR CODE HERE
@@ -118,6 +153,7 @@ check("02.5", scale_rows_)
 # Write `set_border_(img, value)` that sets the first and last rows and the first and last
 # columns of the 2-D tensor `img` to `value`, **in place**, and returns `img`. The inside
 # must keep its values.
+
 
 # %%
 def set_border_(img, value):
@@ -136,6 +172,7 @@ check("02.6", set_border_)
 # `tensors[0]` (a view of it, or the tensor it is a view of, even one that starts elsewhere
 # in the buffer), `False` when it has its own. For `[t, t[1], t.clone()]` the answer is
 # `[True, False]`.
+
 
 # %%
 def shares_with_first(tensors):

@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 04 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/04_dtypes.ipynb) · previous: [03 · Strides](03_strides.ipynb) · next: [05 · Vectorisation and measuring speed](05_vectorisation.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 04 · Dtypes: exercises
 #
@@ -40,6 +70,7 @@ from torchcourse import check, hint
 # Data often arrives as NumPy arrays, which are float64 (or int64) by default. Write
 # `to_float32_tensor(a)` that returns the array's values as a **float32** tensor.
 
+
 # %%
 def to_float32_tensor(a):
     # YOUR CODE HERE
@@ -56,6 +87,7 @@ check("04.1", to_float32_tensor)
 # (elements times bytes per element). The check uses float32, float64, bfloat16, int8, bool and
 # int16 tensors.
 
+
 # %%
 def nbytes(t):
     # YOUR CODE HERE
@@ -71,6 +103,7 @@ check("04.2", nbytes)
 # `t` is an integer tensor of counts (int64, int32 or uint8, any shape). Write `mean_counts(t)`
 # that returns the mean of all its elements as a **0-dimensional float64 tensor**. (Some counts
 # are above 2²⁴, where float32 can no longer hold every integer.)
+
 
 # %%
 def mean_counts(t):
@@ -89,6 +122,7 @@ check("04.3", mean_counts)
 # `lo` to `hi`, both included. Read the ranges from `torch.iinfo`; do not type them in.
 # For example `smallest_int_dtype(0, 200)` is `torch.int16`.
 
+
 # %%
 def smallest_int_dtype(lo, hi):
     # YOUR CODE HERE
@@ -104,6 +138,7 @@ check("04.4", smallest_int_dtype)
 # `img` is a uint8 image (values 0..255) and `amount` a Python int, positive or negative. Write
 # `brighten(img, amount)` that adds `amount` to every pixel, **saturating** at 0 and 255 (a pixel
 # of 250 brightened by 60 becomes 255, not 54), and returns a **uint8** image. Leave `img` unchanged.
+
 
 # %%
 def brighten(img, amount):
@@ -123,6 +158,7 @@ check("04.5", brighten)
 # directly: casting its int64 result afterwards gives the same numbers, but only after the 8x copy
 # the lesson measured.
 
+
 # %%
 def gene_totals(genes):
     # YOUR CODE HERE
@@ -139,6 +175,7 @@ check("04.6", gene_totals)
 # spread of about 1). Write `variance(t)` that returns their **population** variance (divide by n)
 # as a 0-dimensional **float32** tensor, accurate to 4 digits. The textbook shortcut
 # `mean(x²) − mean(x)²` fails here; the check shows by how much if you try it.
+
 
 # %%
 def variance(t):
@@ -157,6 +194,7 @@ check("04.7", variance)
 # shape `(N, 2)`: column 0 the root of **smaller** magnitude, column 1 the larger, each accurate to
 # about 5 digits. The textbook formula loses the small root to cancellation, in float32 and, for
 # |b| near 10⁹, in float64 too.
+
 
 # %%
 def quadratic_roots(b, c):

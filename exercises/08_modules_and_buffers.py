@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 08 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/08_modules_and_buffers.ipynb) · previous: [07 · GPU offload](07_gpu_offload.ipynb) · next: [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 08 · nn.Module as a container for computation: exercises
 #
@@ -45,6 +75,7 @@ from torchcourse import check, hint
 # (`requires_grad=False`). The check builds its modules on the `meta` device: shapes, no
 # data.
 
+
 # %%
 def count_trainable(module):
     # YOUR CODE HERE
@@ -60,6 +91,7 @@ check("08.1", count_trainable)
 # Write `unsaved_buffers(module)` that returns the sorted list of dotted names (such as
 # `"0.cache"`) of the buffers that `module.to(...)` would move but `module.state_dict()`
 # would not save, anywhere in the module.
+
 
 # %%
 def unsaved_buffers(module):
@@ -77,6 +109,7 @@ check("08.2", unsaved_buffers)
 # deviations of `data` (shape `(rows, features)`; PyTorch's default `std`) as **buffers**
 # named `mean` and `std`: they must follow `.to()` and be saved, but must not be trained.
 # `forward` is written for you.
+
 
 # %%
 class Standardise(nn.Module):
@@ -105,6 +138,7 @@ check("08.3", inspect_standardise)
 # the layer from `state` and returns its output on `x`. Use an `nn.Linear` and
 # `load_state_dict`, not your own formula.
 
+
 # %%
 def linear_from_state(state, x):
     # YOUR CODE HERE
@@ -121,6 +155,7 @@ check("08.4", linear_from_state)
 # mode. Write `predict(module, x)` that returns its predictions for `x` the way you would
 # in production: evaluation behaviour for those layers, and no autograd bookkeeping at all
 # (the result must be an inference tensor).
+
 
 # %%
 def predict(module, x):
@@ -140,6 +175,7 @@ check("08.5", predict)
 # **not saved** by `state_dict()` (it is derived from `A`). Before the first call the
 # module's only buffer is `A`.
 
+
 # %%
 class LazyProjection(nn.Module):
     def __init__(self, A):
@@ -157,10 +193,12 @@ def inspect_lazy(A, x):
     m = LazyProjection(A)
     before = ", ".join(name for name, _ in m.named_buffers())
     y = m(x)
-    return {"output": y,
-            "buffers before the first call": before,
-            "buffers after the first call": ", ".join(name for name, _ in m.named_buffers()),
-            "state_dict keys after the first call": ", ".join(m.state_dict())}
+    return {
+        "output": y,
+        "buffers before the first call": before,
+        "buffers after the first call": ", ".join(name for name, _ in m.named_buffers()),
+        "state_dict keys after the first call": ", ".join(m.state_dict()),
+    }
 
 
 check("08.6", inspect_lazy)

@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 15 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/15_distributed_tensors.ipynb) · previous: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 15 · Distributed tensors: exercises
 #
@@ -46,6 +76,7 @@ from torchcourse import check, hint
 # printed 3, 3, 3 and 0 rows: rank 3 gets `(9, 9)`, an empty range. Use arithmetic, not
 # `torch.chunk` itself.
 
+
 # %%
 def rows_owned(n_rows, world_size, rank):
     # YOUR CODE HERE
@@ -62,6 +93,7 @@ check("15.1", rows_owned)
 # returns the list of what each rank holds after `dist.all_reduce(t, op=SUM)`. Each rank has
 # its own memory, so give each rank its own tensor, and leave the inputs unchanged.
 
+
 # %%
 def all_reduce(tensors):
     # YOUR CODE HERE
@@ -77,6 +109,7 @@ check("15.2", all_reduce)
 # Write `all_gather(tensors)` that returns, for each rank, the tensors of all ranks joined
 # in rank order along dimension 0 (what `torch.cat` of the list filled by `dist.all_gather`
 # gives). Rank `r`'s shape `(n, ...)` becomes `(world_size * n, ...)` on every rank.
+
 
 # %%
 def all_gather(tensors):
@@ -95,6 +128,7 @@ check("15.3", all_gather)
 # dimension 0) of the element-wise sum over ranks. Write `reduce_scatter(tensors)` that
 # returns the list of the ranks' pieces.
 
+
 # %%
 def reduce_scatter(tensors):
     # YOUR CODE HERE
@@ -111,6 +145,7 @@ check("15.4", reduce_scatter)
 # placement: `Shard(0)`, `Shard(1)` or `Replicate()` (a shard may be empty). Write
 # `assemble(shards, placement)` that returns the full tensor, what `full_tensor()` gives.
 # `placement.dim` is the sharded dimension of a `Shard`.
+
 
 # %%
 def assemble(shards, placement):
@@ -129,6 +164,7 @@ check("15.5", assemble)
 # (a reduce-scatter); then, in `p - 1` more steps, the summed chunks travel round the ring
 # (an all-gather). Write `ring_all_reduce_bytes(numel, element_size, world_size)` that
 # returns how many bytes **each rank sends** in total, as a float (0 for one rank).
+
 
 # %%
 def ring_all_reduce_bytes(numel, element_size, world_size):
@@ -152,6 +188,7 @@ check("15.6", ring_all_reduce_bytes)
 # computes each rank's local product and returns the full `W @ x` assembled from them.
 # (Computing `W` first and multiplying once is not the point: work from the local shards.)
 
+
 # %%
 def row_sharded_matmul(w_shards, x):
     # YOUR CODE HERE
@@ -168,6 +205,7 @@ check("15.7", row_sharded_matmul)
 # `Shard(0)`), with matching blocks on each rank. Write `col_sharded_matmul(w_shards, x_shards)`
 # that returns `W @ x` from the ranks' local products. In the lesson this case printed
 # `Partial(sum)`: think about what each local product is, and what `full_tensor()` had to do.
+
 
 # %%
 def col_sharded_matmul(w_shards, x_shards):

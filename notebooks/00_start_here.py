@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 00 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/00_start_here.ipynb) · next: [01 · From data to tensors](01_data_to_tensors.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 00 · Start here
 #
@@ -58,6 +88,11 @@ from torchcourse.course import markdown_table
 Markdown(markdown_table())
 
 # %% [markdown]
+# The code cell above the title is the **setup cell**, and every notebook of the course starts
+# with one. On your own machine it installs nothing and says so; on Google Colab, where only
+# the notebook is opened, it fetches the course and installs its helper package. Run it first,
+# like any other cell.
+#
 # ## Running a notebook
 #
 # A notebook is a list of cells. Run the selected cell with **Shift+Enter**; the number in
@@ -182,6 +217,7 @@ check("00.1", column_of)
 # A first attempt that forgets the column shape, and one that forgets the dtype. The
 # check names the difference and the input where it showed up:
 
+
 # %%
 def column_of(n):
     return torch.arange(n, dtype=torch.float32)
@@ -209,6 +245,7 @@ hint("00.1")
 # %% [markdown]
 # And a right answer:
 
+
 # %%
 def column_of(n):
     return torch.arange(n, dtype=torch.float32).reshape(n, 1)
@@ -219,6 +256,7 @@ check("00.1", column_of)
 # %% [markdown]
 # Checks never crash the notebook. If your function raises, returns `None`, returns a
 # NumPy array or a list, or quietly changes its input, the check reports it as a `✗`:
+
 
 # %%
 def column_of(n):

@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 01 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/01_data_to_tensors.ipynb) · previous: [00 · Start here](00_start_here.ipynb) · next: [02 · Storage and views](02_storage_and_views.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 01 · From data to tensors
 #
@@ -159,8 +189,12 @@ mean, std = features.mean(dim=0), features.std(dim=0)
 normalised = (features - mean) / std
 print("column means:", mean.round(decimals=3))
 print("column stds: ", std.round(decimals=3))
-print("after: every |mean| < 1e-6:", normalised.mean(dim=0).abs().max().item() < 1e-6,
-      "| stds:", normalised.std(dim=0).round(decimals=4))
+print(
+    "after: every |mean| < 1e-6:",
+    normalised.mean(dim=0).abs().max().item() < 1e-6,
+    "| stds:",
+    normalised.std(dim=0).round(decimals=4),
+)
 
 # %% [markdown]
 # The picture shows what normalising did: each column's 150 values, before (in cm) and after
@@ -217,8 +251,12 @@ import torch.nn.functional as F
 onehot = F.one_hot(ids, num_classes=len(vocab))
 print("one-hot:", tuple(onehot.shape), onehot.dtype)
 print("row of 'T':", onehot[0].tolist())
-print("each row sums to 1:", bool((onehot.sum(dim=1) == 1).all()), "| argmax gives the ids back:",
-      torch.equal(onehot.argmax(dim=1), ids))
+print(
+    "each row sums to 1:",
+    bool((onehot.sum(dim=1) == 1).all()),
+    "| argmax gives the ids back:",
+    torch.equal(onehot.argmax(dim=1), ids),
+)
 
 # %% [markdown]
 # Notice the cost: 857 ids became 857 × 45 int64 numbers, 45 times the memory. Models therefore
@@ -317,8 +355,12 @@ img[:, ::-1]
 # %%
 print(torch.arange(6).flip(0))
 fig, axes = plt.subplots(1, 4, figsize=(11, 3.4))
-views = [(img, "img"), (img[100:300, 150:350], "img[100:300, 150:350]"),
-         (img.flip(1), "img.flip(1)  (W is dim 1)"), (chw.flip(-2).permute(1, 2, 0), "chw.flip(-2)  (H is dim -2)")]
+views = [
+    (img, "img"),
+    (img[100:300, 150:350], "img[100:300, 150:350]"),
+    (img.flip(1), "img.flip(1)  (W is dim 1)"),
+    (chw.flip(-2).permute(1, 2, 0), "chw.flip(-2)  (H is dim -2)"),
+]
 for ax, (picture, title) in zip(axes, views):
     ax.imshow(picture)
     ax.set_title(title, fontsize=9)
@@ -334,6 +376,7 @@ plt.show()
 # 8-byte value. A tensor holds the raw values side by side, `element_size()` bytes each. Count
 # the bytes for the 150 × 4 Iris numbers and for a million numbers:
 
+
 # %%
 def list_bytes(xs):
     """The list's own size (its pointer array) plus every distinct float object it points to."""
@@ -345,7 +388,9 @@ for t in [features.flatten(), torch.rand(1_000_000, generator=torch.Generator().
     boxed = list_bytes(xs)
     for dtype in (torch.float32, torch.float64):
         unboxed = t.to(dtype).element_size() * t.numel()
-        print(f"{t.numel():>9} floats: list {boxed:>10,} B | {dtype} tensor {unboxed:>9,} B | ratio {boxed / unboxed:.1f}x")
+        print(
+            f"{t.numel():>9} floats: list {boxed:>10,} B | {dtype} tensor {unboxed:>9,} B | ratio {boxed / unboxed:.1f}x"
+        )
 
 # %% [markdown]
 # A Python float costs 32 bytes (pointer + box) against 4 in a float32 tensor: 8 times the

@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 02 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/02_storage_and_views.ipynb) · previous: [01 · From data to tensors](01_data_to_tensors.ipynb) · next: [03 · Strides](03_strides.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 02 · Storage and views
 #
@@ -210,7 +240,14 @@ x = torch.ones(3, requires_grad=True)
 d = x.detach()
 c = x.clone()
 print("detach: same buffer:", same_buffer(d, x), "| requires_grad:", d.requires_grad)
-print("clone:  same buffer:", same_buffer(c, x), "| requires_grad:", c.requires_grad, "| grad_fn:", type(c.grad_fn).__name__)
+print(
+    "clone:  same buffer:",
+    same_buffer(c, x),
+    "| requires_grad:",
+    c.requires_grad,
+    "| grad_fn:",
+    type(c.grad_fn).__name__,
+)
 
 d.zero_()
 print("x after d.zero_():", x)
@@ -223,7 +260,14 @@ print("x after d.zero_():", x)
 y = torch.ones(3, requires_grad=True)
 snap = y.detach().clone()
 snap += 1
-print("same buffer:", same_buffer(snap, y), "| requires_grad:", snap.requires_grad, "| y unchanged:", torch.equal(y.detach(), torch.ones(3)))
+print(
+    "same buffer:",
+    same_buffer(snap, y),
+    "| requires_grad:",
+    snap.requires_grad,
+    "| y unchanged:",
+    torch.equal(y.detach(), torch.ones(3)),
+)
 
 # %% [markdown]
 # ## NumPy interop: shared or copied?

@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 03 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/03_strides.ipynb) · previous: [02 · Storage and views](02_storage_and_views.ipynb) · next: [04 · Dtypes](04_dtypes.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 03 · Strides
 #
@@ -116,8 +146,9 @@ print("c.transpose(0, 2): size", tuple(c.transpose(0, 2).shape), "stride", c.tra
 # cells.
 
 # %%
-fig = draw_stride_panels({"m": m, "m.t()": m.t(), "m[:, 1]": m[:, 1],
-                          "torch.arange(4.0).expand(3, 4)": torch.arange(4.0).expand(3, 4)})
+fig = draw_stride_panels(
+    {"m": m, "m.t()": m.t(), "m[:, 1]": m[:, 1], "torch.arange(4.0).expand(3, 4)": torch.arange(4.0).expand(3, 4)}
+)
 plt.show()
 
 # %% [markdown]
@@ -144,8 +175,10 @@ print("NCHW:", tuple(nchw.shape), nchw.stride(), "| same buffer:", same_buffer(n
 # %%
 for name, x in {"m": m, "m.t()": m.t(), "m[:, 1:3]": m[:, 1:3], "m[1]": m[1], "nchw": nchw}.items():
     y = x.contiguous()
-    print(f"{name:10} contiguous: {x.is_contiguous()!s:5} | contiguous() strides {y.stride()}, "
-          f"copied: {not same_buffer(x, y)}")
+    print(
+        f"{name:10} contiguous: {x.is_contiguous()!s:5} | contiguous() strides {y.stride()}, "
+        f"copied: {not same_buffer(x, y)}"
+    )
 
 # %% [markdown]
 # ## `view` versus `reshape`
@@ -175,7 +208,14 @@ print("m.t().reshape(12):    view:", same_buffer(r2, m), "|", r2.tolist())
 row = torch.tensor([1.0, 2.0, 3.0])
 tall = row.expand(1000, 3)
 copied = row.repeat(1000, 1)
-print("expand: stride", tall.stride(), "| storage bytes", tall.untyped_storage().nbytes(), "| same buffer:", same_buffer(tall, row))
+print(
+    "expand: stride",
+    tall.stride(),
+    "| storage bytes",
+    tall.untyped_storage().nbytes(),
+    "| same buffer:",
+    same_buffer(tall, row),
+)
 print("repeat: stride", copied.stride(), "| storage bytes", copied.untyped_storage().nbytes())
 print("same values:", torch.equal(tall, copied))
 
@@ -252,7 +292,12 @@ print(z)
 x = torch.arange(2 * 3 * 4 * 5, dtype=torch.float32).view(2, 3, 4, 5)
 cl = x.to(memory_format=torch.channels_last)
 print("shape", tuple(cl.shape), "| NCHW strides", x.stride(), "| channels_last strides", cl.stride())
-print("contiguous:", cl.is_contiguous(), "| contiguous in channels_last:", cl.is_contiguous(memory_format=torch.channels_last))
+print(
+    "contiguous:",
+    cl.is_contiguous(),
+    "| contiguous in channels_last:",
+    cl.is_contiguous(memory_format=torch.channels_last),
+)
 print("same values:", torch.equal(x, cl), "| copied:", not same_buffer(x, cl))
 print("it is a permuted NHWC tensor:", cl.permute(0, 2, 3, 1).is_contiguous())
 
@@ -298,8 +343,11 @@ ax.set_yscale("log")
 ax.set_xticks(steps, [str(s) for s in steps])
 ax.axvline(16, color="gray", linestyle=":", linewidth=1)
 ax.text(16, min(strided_ns), " 16 floats = one 64-byte cache line", fontsize=8, color="gray", va="bottom")
-ax.set(xlabel="stride s (elements between neighbours)", ylabel="ns per number summed (min of 7)",
-       title="Summing 2^19 float32 along a dimension of stride s (1 thread)")
+ax.set(
+    xlabel="stride s (elements between neighbours)",
+    ylabel="ns per number summed (min of 7)",
+    title="Summing 2^19 float32 along a dimension of stride s (1 thread)",
+)
 ax.legend(fontsize=8)
 ax.grid(alpha=0.3, which="both")
 plt.show()
@@ -315,8 +363,16 @@ plt.show()
 
 # %%
 column = buffer[: n_sum * 16].view(n_sum, 16)[:, 0]
-print("stride:", column.stride(), "| numbers:", column.numel(), "| a view:", same_buffer(column, buffer),
-      "| contiguous:", column.is_contiguous())
+print(
+    "stride:",
+    column.stride(),
+    "| numbers:",
+    column.numel(),
+    "| a view:",
+    same_buffer(column, buffer),
+    "| contiguous:",
+    column.is_contiguous(),
+)
 print("strided sum == contiguous sum:", column.sum().item() == column.contiguous().sum().item())
 del buffer, column
 

@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 04 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/04_dtypes.ipynb) · previous: [03 · Strides](03_strides.ipynb) · next: [05 · Vectorisation and measuring speed](05_vectorisation.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 04 · Dtypes
 #
@@ -85,8 +115,18 @@ print(f"float64: {torch.tensor(0.1, dtype=torch.float64).item():.20f}")
 # and `torch.iinfo(dtype)` an integer type (min and max). One loop builds the whole table:
 
 # %%
-DTYPES = [torch.float64, torch.float32, torch.float16, torch.bfloat16,
-          torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool]
+DTYPES = [
+    torch.float64,
+    torch.float32,
+    torch.float16,
+    torch.bfloat16,
+    torch.int64,
+    torch.int32,
+    torch.int16,
+    torch.int8,
+    torch.uint8,
+    torch.bool,
+]
 
 print(f"{'dtype':<15}{'bytes':>6}{'min':>22}{'max':>22}{'eps':>11}{'tiny':>11}")
 for dt in DTYPES:
@@ -196,6 +236,7 @@ for text, dtype in cases:
 # instead of a silent wrap. The helper below runs the same expression in both libraries and
 # prints the result's dtype and value, or the error:
 
+
 # %%
 def outcome(fn):
     """Run fn() and describe its result (dtype and values) or the error it raised."""
@@ -209,27 +250,37 @@ def outcome(fn):
 
 
 side_by_side = [
-    ("uint8 [250] + 300",
-     lambda: torch.tensor([250], dtype=torch.uint8) + 300,
-     lambda: np.array([250], dtype=np.uint8) + 300),
-    ("int8 [100] + 100",
-     lambda: torch.tensor([100], dtype=torch.int8) + 100,
-     lambda: np.array([100], dtype=np.int8) + 100),
-    ("int8 [1] + int64 scalar 1",
-     lambda: torch.tensor([1], dtype=torch.int8) + torch.tensor(1),
-     lambda: np.array([1], dtype=np.int8) + np.int64(1)),
-    ("float32 [1] + float64 scalar 2",
-     lambda: torch.tensor([1.0]) + torch.tensor(2.0, dtype=torch.float64),
-     lambda: np.array([1.0], dtype=np.float32) + np.float64(2.0)),
-    ("float32 [1] + Python float 2.0",
-     lambda: torch.tensor([1.0]) + 2.0,
-     lambda: np.array([1.0], dtype=np.float32) + 2.0),
-    ("int32 [1] + Python float 2.5",
-     lambda: torch.tensor([1], dtype=torch.int32) + 2.5,
-     lambda: np.array([1], dtype=np.int32) + 2.5),
-    ("int64 [1] / 2",
-     lambda: torch.tensor([1]) / 2,
-     lambda: np.array([1]) / 2),
+    (
+        "uint8 [250] + 300",
+        lambda: torch.tensor([250], dtype=torch.uint8) + 300,
+        lambda: np.array([250], dtype=np.uint8) + 300,
+    ),
+    (
+        "int8 [100] + 100",
+        lambda: torch.tensor([100], dtype=torch.int8) + 100,
+        lambda: np.array([100], dtype=np.int8) + 100,
+    ),
+    (
+        "int8 [1] + int64 scalar 1",
+        lambda: torch.tensor([1], dtype=torch.int8) + torch.tensor(1),
+        lambda: np.array([1], dtype=np.int8) + np.int64(1),
+    ),
+    (
+        "float32 [1] + float64 scalar 2",
+        lambda: torch.tensor([1.0]) + torch.tensor(2.0, dtype=torch.float64),
+        lambda: np.array([1.0], dtype=np.float32) + np.float64(2.0),
+    ),
+    (
+        "float32 [1] + Python float 2.0",
+        lambda: torch.tensor([1.0]) + 2.0,
+        lambda: np.array([1.0], dtype=np.float32) + 2.0,
+    ),
+    (
+        "int32 [1] + Python float 2.5",
+        lambda: torch.tensor([1], dtype=torch.int32) + 2.5,
+        lambda: np.array([1], dtype=np.int32) + 2.5,
+    ),
+    ("int64 [1] / 2", lambda: torch.tensor([1]) / 2, lambda: np.array([1]) / 2),
 ]
 print(f"{'expression':<32}{'PyTorch':<16}NumPy 2")
 for text, torch_fn, numpy_fn in side_by_side:
@@ -306,8 +357,10 @@ def largest_allocation(fn):
 
 
 input_bytes = genes.numel() * genes.element_size()
-for label, fn in [("sum(dim=1)", lambda: genes.sum(dim=1)),
-                  ("sum(dim=1, dtype=torch.int16)", lambda: genes.sum(dim=1, dtype=torch.int16))]:
+for label, fn in [
+    ("sum(dim=1)", lambda: genes.sum(dim=1)),
+    ("sum(dim=1, dtype=torch.int16)", lambda: genes.sum(dim=1, dtype=torch.int16)),
+]:
     peak, op = largest_allocation(fn)
     print(f"{label:<31} largest allocation {peak / 1e6:5.1f} MB = {peak / input_bytes:.0f}x the input, in {op}")
 
@@ -338,9 +391,11 @@ print("NumPy totals equal PyTorch's:", np.array_equal(genes_np.sum(axis=1), tota
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-timings = {"torch sum(dim=1)": measure(lambda: genes.sum(dim=1), budget=0.05),
-           "torch sum(dim=1, dtype=torch.int16)": measure(lambda: genes.sum(dim=1, dtype=torch.int16), budget=0.05),
-           "NumPy sum(axis=1)": measure(lambda: genes_np.sum(axis=1), budget=0.05)}
+timings = {
+    "torch sum(dim=1)": measure(lambda: genes.sum(dim=1), budget=0.05),
+    "torch sum(dim=1, dtype=torch.int16)": measure(lambda: genes.sum(dim=1, dtype=torch.int16), budget=0.05),
+    "NumPy sum(axis=1)": measure(lambda: genes_np.sum(axis=1), budget=0.05),
+}
 base = timings["NumPy sum(axis=1)"].min
 for label, timing in timings.items():
     print(f"{label:<37} {timing}  ({timing.min / base:.1f}x NumPy's min)")
@@ -500,8 +555,10 @@ print("bfloat16 300 ** 2   :", (torch.tensor(300.0, dtype=torch.bfloat16) ** 2).
 print("bfloat16 256 + 1    :", (torch.tensor(256.0, dtype=torch.bfloat16) + 1).item())
 print("float16  256 + 1    :", (torch.tensor(256.0, dtype=torch.float16) + 1).item())
 print("float16 1e-8        :", torch.tensor(1e-8).half().item())
-print("1/3 in float16, bfloat16, float32:",
-      [torch.tensor(1 / 3, dtype=dt).item() for dt in (torch.float16, torch.bfloat16, torch.float32)])
+print(
+    "1/3 in float16, bfloat16, float32:",
+    [torch.tensor(1 / 3, dtype=dt).item() for dt in (torch.float16, torch.bfloat16, torch.float32)],
+)
 
 # %% [markdown]
 # Library reductions protect you more than hand-written formulas: `norm` of a float16 vector
@@ -510,7 +567,7 @@ print("1/3 in float16, bfloat16, float32:",
 # %%
 v = torch.full((4,), 300.0, dtype=torch.float16)
 print("v.norm():              ", v.norm().item())
-print("(v ** 2).sum().sqrt(): ", (v ** 2).sum().sqrt().item())
+print("(v ** 2).sum().sqrt(): ", (v**2).sum().sqrt().item())
 
 # %% [markdown]
 # The picture behind these numbers: the spacing between neighbouring representable values
@@ -611,7 +668,7 @@ device = pick_device()
 if device.type == "cuda":
     Ag = torch.randn(4096, 4096, device=device, generator=torch.Generator(device).manual_seed(0))
     Bg = torch.randn(4096, 4096, device=device, generator=torch.Generator(device).manual_seed(1))
-    ref = (Ag.double() @ Bg.double())
+    ref = Ag.double() @ Bg.double()
     for setting in ("highest", "high"):
         torch.set_float32_matmul_precision(setting)
         err = ((Ag @ Bg).double() - ref).abs().max().item() / ref.abs().max().item()

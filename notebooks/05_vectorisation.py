@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 05 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/05_vectorisation.ipynb) · previous: [04 · Dtypes](04_dtypes.ipynb) · next: [06 · Linear algebra](06_linear_algebra.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 05 · Vectorisation and measuring speed
 #
@@ -139,11 +169,14 @@ for r in rows:
 by_n = {r.n: r for r in rows}
 loop_1e6 = 10 * by_n[100_000].loop.min  # estimated: the loop's time is linear in n
 sum_1e6 = by_n[1_000_000].vectorised.min
-print(f"1e6 float64, this machine:  loop ≈ {format_seconds(loop_1e6)} (10 × the 1e5 loop), "
-      f"sum() {format_seconds(sum_1e6)}: ≈ {loop_1e6 / sum_1e6:,.0f}x")
+print(
+    f"1e6 float64, this machine:  loop ≈ {format_seconds(loop_1e6)} (10 × the 1e5 loop), "
+    f"sum() {format_seconds(sum_1e6)}: ≈ {loop_1e6 / sum_1e6:,.0f}x"
+)
 print("1e6 float64, published:     loop 1.37 s, sum() 191 µs: ≈ 7,163x (laptop CPU)")
-print(f"per element: loop {format_seconds(by_n[100_000].loop.min / 100_000)}, "
-      f"sum() {format_seconds(sum_1e6 / 1_000_000)}")
+print(
+    f"per element: loop {format_seconds(by_n[100_000].loop.min / 100_000)}, sum() {format_seconds(sum_1e6 / 1_000_000)}"
+)
 
 # %% [markdown]
 # The ratio on the course's 2-core test machine is in the thousands or more, like the
@@ -160,12 +193,16 @@ ns = [r.n for r in rows]
 fig, ax = plt.subplots(figsize=(6.5, 4))
 looped = [r for r in rows if r.loop]
 ax.loglog([r.n for r in looped], [r.loop.min for r in looped], "o-", label="Python loop (loop_sum)")
-ax.loglog([1e5, 1e6], [by_n[100_000].loop.min, loop_1e6], "o:", color="C0", alpha=0.6,
-          label="loop, extrapolated to 1e6")
+ax.loglog(
+    [1e5, 1e6], [by_n[100_000].loop.min, loop_1e6], "o:", color="C0", alpha=0.6, label="loop, extrapolated to 1e6"
+)
 ax.loglog(ns, [r.vectorised.min for r in rows], "s-", label="vectorised (t.sum())")
 ax.loglog([1e6, 1e6], [1.37, 191.26e-6], "k*", markersize=10, label="published, laptop CPU (1e6)")
-ax.set(xlabel="number of float64 elements", ylabel="seconds per sum (min of repeats)",
-       title="Summing a tensor: loop vs vectorised, one thread")
+ax.set(
+    xlabel="number of float64 elements",
+    ylabel="seconds per sum (min of repeats)",
+    title="Summing a tensor: loop vs vectorised, one thread",
+)
 ax.grid(alpha=0.3, which="both")
 ax.legend()
 plt.show()
@@ -194,8 +231,13 @@ plt.show()
 
 # %%
 element = t[0]
-print(type(element).__name__, "| dim:", element.dim(), "| shares t's storage:",
-      element.untyped_storage().data_ptr() == t.untyped_storage().data_ptr())
+print(
+    type(element).__name__,
+    "| dim:",
+    element.dim(),
+    "| shares t's storage:",
+    element.untyped_storage().data_ptr() == t.untyped_storage().data_ptr(),
+)
 print("as a Python float:", type(element.item()).__name__)
 
 # %% [markdown]
@@ -235,8 +277,10 @@ else:
     tg = make_input(10_000, dtype=dtype, device=device)
     gpu_loop = measure(lambda: loop_sum(tg), repeat=3, number=1, device=device)
     gpu_sum = measure(lambda: tg.sum(), device=device)
-    print(f"{device.type}, 1e4 {dtype}: loop {format_seconds(gpu_loop.min)} "
-          f"({format_seconds(gpu_loop.min / 10_000)} per element), sum() {format_seconds(gpu_sum.min)}")
+    print(
+        f"{device.type}, 1e4 {dtype}: loop {format_seconds(gpu_loop.min)} "
+        f"({format_seconds(gpu_loop.min / 10_000)} per element), sum() {format_seconds(gpu_sum.min)}"
+    )
 
 # %% [markdown]
 # ## `torch.utils.benchmark.Timer`
@@ -268,8 +312,10 @@ print("threads used by default:", m1.task_spec.num_threads)
 # NBVAL_IGNORE_OUTPUT
 mN = Timer("big.sum()", globals={"big": big}, num_threads=ALL_THREADS).blocked_autorange(min_run_time=0.2)
 for m in (m1, mN):
-    print(f"{m.task_spec.num_threads} thread(s): median {format_seconds(m.median)}, "
-          f"IQR {format_seconds(m.iqr)}, {len(m.times)} blocks of {m.number_per_run} runs")
+    print(
+        f"{m.task_spec.num_threads} thread(s): median {format_seconds(m.median)}, "
+        f"IQR {format_seconds(m.iqr)}, {len(m.times)} blocks of {m.number_per_run} runs"
+    )
 
 # %% [markdown]
 # On an idle machine with several cores, more threads make a large sum faster. On a busy
@@ -305,7 +351,7 @@ for m in (m1, mN):
 torch.manual_seed(0)
 table = torch.randn(5, 3) * torch.tensor([1.0, 10.0, 100.0]) + torch.tensor([0.0, 50.0, -20.0])
 col_means = table.mean(dim=0)  # shape (3,)
-centred = table - col_means    # (5, 3) - (3,) -> (5, 3)
+centred = table - col_means  # (5, 3) - (3,) -> (5, 3)
 print("shapes:", tuple(table.shape), "-", tuple(col_means.shape), "->", tuple(centred.shape))
 print("column means after centring:", centred.mean(dim=0).abs().max().item() < 1e-4)
 
@@ -325,8 +371,12 @@ print(torch.broadcast_shapes((2, 1, 3), (4, 3)))
 
 # %%
 stretched = col_means.expand(5, 3)
-print("stride:", stretched.stride(), "| same storage:",
-      stretched.untyped_storage().data_ptr() == col_means.untyped_storage().data_ptr())
+print(
+    "stride:",
+    stretched.stride(),
+    "| same storage:",
+    stretched.untyped_storage().data_ptr() == col_means.untyped_storage().data_ptr(),
+)
 
 # %% [markdown]
 # Put the rules together for a real computation: the distance from each of 4 points to

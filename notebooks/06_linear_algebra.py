@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 06 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/06_linear_algebra.ipynb) · previous: [05 · Vectorisation and measuring speed](05_vectorisation.ipynb) · next: [07 · GPU offload](07_gpu_offload.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 06 · Linear algebra
 #
@@ -76,9 +106,14 @@ torch.set_num_threads(1)
 # can only be as accurate as the numbers it is given (module 04).
 
 # %%
-A = torch.tensor([[2.0, 3.0, -1.0],
-                  [1.0, -2.0, 8.0],
-                  [6.0, 1.0, -3.0]], dtype=torch.float64)
+A = torch.tensor(
+    [
+        [2.0, 3.0, -1.0],  # 2x + 3y - z
+        [1.0, -2.0, 8.0],  # x - 2y + 8z
+        [6.0, 1.0, -3.0],  # 6x + y - 3z
+    ],
+    dtype=torch.float64,
+)
 b = torch.tensor([5.0, 21.0, -1.0], dtype=torch.float64)
 x = torch.linalg.solve(A, b)
 print("x, y, z =", x)
@@ -126,8 +161,10 @@ many_A = torch.randn(2000, 3, 3, generator=g, dtype=torch.float64) + 3 * torch.e
 many_b = torch.randn(2000, 3, generator=g, dtype=torch.float64)
 t_loop = measure(lambda: [torch.linalg.solve(many_A[i], many_b[i]) for i in range(2000)], repeat=3, number=1)
 t_batch = measure(lambda: torch.linalg.solve(many_A, many_b), repeat=5, budget=0.05)
-print(f"2,000 3x3 systems: loop {format_seconds(t_loop.min)}, one batched call {format_seconds(t_batch.min)}"
-      f" ({t_loop.min / t_batch.min:,.0f}x)")
+print(
+    f"2,000 3x3 systems: loop {format_seconds(t_loop.min)}, one batched call {format_seconds(t_batch.min)}"
+    f" ({t_loop.min / t_batch.min:,.0f}x)"
+)
 
 # %% [markdown]
 # ## Solve, don't invert
@@ -138,6 +175,7 @@ print(f"2,000 3x3 systems: loop {format_seconds(t_loop.min)}, one batched call {
 # parallel that it is close to singular. We pick $\mathbf{x}_{true}$ = all ones, compute
 # $\mathbf{b} = H\mathbf{x}_{true}$, and solve both ways.
 
+
 # %%
 def hilbert(n, dtype=torch.float64):
     i = torch.arange(n, dtype=dtype)
@@ -145,6 +183,7 @@ def hilbert(n, dtype=torch.float64):
 
 
 print(hilbert(4))
+
 
 # %%
 def solve_both_ways(n):
@@ -154,9 +193,13 @@ def solve_both_ways(n):
     x_solve = torch.linalg.solve(H, b)
     x_inv = torch.linalg.inv(H) @ b
     norm = torch.linalg.vector_norm
-    return {"residual solve": norm(H @ x_solve - b).item(), "residual inv": norm(H @ x_inv - b).item(),
-            "error solve": norm(x_solve - x_true).item(), "error inv": norm(x_inv - x_true).item(),
-            "cond": torch.linalg.cond(H).item()}
+    return {
+        "residual solve": norm(H @ x_solve - b).item(),
+        "residual inv": norm(H @ x_inv - b).item(),
+        "error solve": norm(x_solve - x_true).item(),
+        "error inv": norm(x_inv - x_true).item(),
+        "cond": torch.linalg.cond(H).item(),
+    }
 
 
 r10 = solve_both_ways(10)
@@ -200,8 +243,12 @@ ax.semilogy(sizes_h, [max(r["error inv"], 1e-17) for r in runs], "o-", color="C3
 ax.semilogy(sizes_h, [max(r["error solve"], 1e-17) for r in runs], "o-", color="C0", label="error, solve")
 ax.semilogy(sizes_h, [max(r["residual inv"], 1e-17) for r in runs], "s:", color="C3", label="residual, inv(H) @ b")
 ax.semilogy(sizes_h, [max(r["residual solve"], 1e-17) for r in runs], "s:", color="C0", label="residual, solve")
-ax.set(xlabel="size n of the Hilbert matrix", ylabel="norm (float64)", title="Solving H x = b: solve vs inverse",
-       ylim=(1e-17, 1e4))
+ax.set(
+    xlabel="size n of the Hilbert matrix",
+    ylabel="norm (float64)",
+    title="Solving H x = b: solve vs inverse",
+    ylim=(1e-17, 1e4),
+)
 ax.grid(alpha=0.3)
 ax.legend(fontsize=8)
 plt.show()
@@ -314,8 +361,11 @@ print("P is a projection (P @ P == P):", torch.allclose(P @ P, P), "| symmetric:
 
 # %%
 n = 5
-L = (2 * torch.eye(n, dtype=torch.float64) - torch.diag(torch.ones(n - 1, dtype=torch.float64), 1)
-     - torch.diag(torch.ones(n - 1, dtype=torch.float64), -1))
+L = (
+    2 * torch.eye(n, dtype=torch.float64)
+    - torch.diag(torch.ones(n - 1, dtype=torch.float64), 1)
+    - torch.diag(torch.ones(n - 1, dtype=torch.float64), -1)
+)
 evals, evecs = torch.linalg.eigh(L)
 k = torch.arange(1, n + 1, dtype=torch.float64)
 print("eigenvalues:", evals.round(decimals=4))
@@ -367,8 +417,12 @@ b3 = torch.arange(60.0).reshape(3, 4, 5)
 c2 = torch.tensordot(a3, b3, dims=2)  # sum over the shared (3, 4)
 print(tuple(c2.shape), torch.equal(c2, a3.reshape(2, 12) @ b3.reshape(12, 5)))
 c_named = torch.tensordot(a3, b3, dims=([1, 2], [0, 1]))
-print("same with named dims:", torch.equal(c2, c_named), "| as einsum:",
-      torch.equal(c2, torch.einsum("ijk,jkl->il", a3, b3)))
+print(
+    "same with named dims:",
+    torch.equal(c2, c_named),
+    "| as einsum:",
+    torch.equal(c2, torch.einsum("ijk,jkl->il", a3, b3)),
+)
 
 # %% [markdown]
 # `torch.linalg.tensorsolve(T, B)` inverts that: it finds `X` with
@@ -396,8 +450,10 @@ print("same as a 6x6 solve:", torch.allclose(X_grid, X_flat.reshape(2, 3)))
 # %%
 published = {("CPU", 500): 2.29e-3, ("GPU", 500): 108.02e-6, ("CPU", 5000): 2.21, ("GPU", 5000): 57.88e-3}
 for (where, n_pub), seconds in published.items():
-    print(f"{where} {n_pub}x{n_pub}: {format_seconds(seconds):>9} -> {gflops(n_pub, seconds):7,.0f} GFLOP/s"
-          f"  ({matmul_flops(n_pub) / 1e9:g} GFLOP)")
+    print(
+        f"{where} {n_pub}x{n_pub}: {format_seconds(seconds):>9} -> {gflops(n_pub, seconds):7,.0f} GFLOP/s"
+        f"  ({matmul_flops(n_pub) / 1e9:g} GFLOP)"
+    )
 
 # %% [markdown]
 # Now this machine, float32 (torch's default), for torch and for NumPy on the same arrays,
@@ -412,8 +468,10 @@ rows32 = time_matmuls(sizes_mm, repeat=7, budget=0.01)
 rows64 = time_matmuls(sizes_mm, dtype=torch.float64, numpy=False, repeat=7, budget=0.01)
 print(f"{'n':>5} {'torch f32':>10} {'NumPy f32':>10} {'torch f64':>10}   torch f32 time: min / median")
 for r32, r64 in zip(rows32, rows64):
-    print(f"{r32.n:>5} {r32.torch_gflops:>10.1f} {r32.numpy_gflops:>10.1f} {r64.torch_gflops:>10.1f}"
-          f"   {format_seconds(r32.torch.min)} / {format_seconds(r32.torch.median)}")
+    print(
+        f"{r32.n:>5} {r32.torch_gflops:>10.1f} {r32.numpy_gflops:>10.1f} {r64.torch_gflops:>10.1f}"
+        f"   {format_seconds(r32.torch.min)} / {format_seconds(r32.torch.median)}"
+    )
 print("(GFLOP/s from the min of 7 repeats, one thread)")
 
 # %%
@@ -422,8 +480,12 @@ ax.semilogx(sizes_mm, [r.torch_gflops for r in rows32], "o-", label="torch float
 ax.semilogx(sizes_mm, [r.numpy_gflops for r in rows32], "s--", label="NumPy float32")
 ax.semilogx(sizes_mm, [r.torch_gflops for r in rows64], "^-", label="torch float64")
 ax.axhline(gflops(500, 2.29e-3), color="gray", linestyle=":", label="published laptop CPU, 500x500")
-ax.set(xlabel="matrix size n (n x n @ n x n)", ylabel="GFLOP/s (2n³ / time)",
-       title="Matrix-multiply throughput, one thread", ylim=(0, None))
+ax.set(
+    xlabel="matrix size n (n x n @ n x n)",
+    ylabel="GFLOP/s (2n³ / time)",
+    title="Matrix-multiply throughput, one thread",
+    ylim=(0, None),
+)
 ax.grid(alpha=0.3, which="both")
 ax.legend(fontsize=8)
 plt.show()

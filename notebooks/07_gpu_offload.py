@@ -15,6 +15,38 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 07 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/07_gpu_offload.ipynb) · previous: [06 · Linear algebra](06_linear_algebra.ipynb) · next: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: GPU (Runtime > Change runtime type > T4 GPU); on a CPU the GPU cells are skipped.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+    if not torch.cuda.is_available():
+        print("No GPU in this runtime: Runtime > Change runtime type > T4 GPU, then run this cell again.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 07 · GPU offload
 #
@@ -144,8 +176,10 @@ if device.type == "cuda":
     print(f"with synchronize:    {done * 1e3:.3f} ms  (the product itself)")
     del a, b, c
 else:
-    print(gpu_skip_message("timing a CUDA matmul with and without torch.cuda.synchronize()")
-          or "This cell needs CUDA; MPS works the same way with torch.mps.synchronize().")
+    print(
+        gpu_skip_message("timing a CUDA matmul with and without torch.cuda.synchronize()")
+        or "This cell needs CUDA; MPS works the same way with torch.mps.synchronize()."
+    )
 
 # %% [markdown]
 # The course's `measure` and `time_once` take the device and synchronise before the clock
@@ -154,6 +188,7 @@ else:
 # **CUDA events** measure on the GPU's own clock: you record an event into the stream
 # before and after the work, and ask for the time between them once the second one has
 # happened. This is the pattern (and what `torch.utils.benchmark` does internally):
+
 
 # %%
 def time_with_cuda_events(fn, repeat=10):
@@ -167,6 +202,7 @@ def time_with_cuda_events(fn, repeat=10):
     end.record()
     end.synchronize()  # wait until the GPU has reached the end event
     return start.elapsed_time(end) / repeat
+
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -187,8 +223,10 @@ else:
 # %%
 for n in (500, 5000, 10000):
     nbytes = n * n * 4  # float32
-    print(f"{n:>5}x{n:<5} float32: {nbytes / 1e6:7.1f} MB, "
-          f"{nbytes / 16e9 * 1e3:6.2f} ms at 16 GB/s (a typical PCIe 4.0 x16 copy)")
+    print(
+        f"{n:>5}x{n:<5} float32: {nbytes / 1e6:7.1f} MB, "
+        f"{nbytes / 16e9 * 1e3:6.2f} ms at 16 GB/s (a typical PCIe 4.0 x16 copy)"
+    )
 
 # %% [markdown]
 # Compare with the published matmul times in the next section: moving a 5000×5000 matrix
@@ -249,11 +287,15 @@ if device.type == "cuda" and pinned is not None:
     on_gpu = pinned.to(device, non_blocking=True)
     returned = time.perf_counter() - start
     torch.cuda.synchronize()
-    print(f"non_blocking copy returned after {returned * 1e6:.0f} µs, "
-          f"finished after {(time.perf_counter() - start) * 1e6:.0f} µs")
+    print(
+        f"non_blocking copy returned after {returned * 1e6:.0f} µs, "
+        f"finished after {(time.perf_counter() - start) * 1e6:.0f} µs"
+    )
 else:
-    print(gpu_skip_message("the pageable vs pinned host-to-device copy")
-          or "Pinned-memory copies need CUDA; this device is not CUDA.")
+    print(
+        gpu_skip_message("the pageable vs pinned host-to-device copy")
+        or "Pinned-memory copies need CUDA; this device is not CUDA."
+    )
 
 # %% [markdown]
 # Each transfer also has a fixed cost (a driver call and a DMA set-up, several
@@ -304,8 +346,10 @@ if device.type != "cpu":
         b = torch.randn(n, n, device=device)
         t_n = measure(lambda: a @ b, repeat=5, device=device)
         gpu_seconds[n] = t_n.min
-        print(f"GPU {n:>5}x{n:<5} {t_n}   {2 * n**3 / t_n.min / 1e12:6.1f} TFLOP/s"
-              f"   {cpu_seconds[n] / t_n.min:6.0f}x the CPU")
+        print(
+            f"GPU {n:>5}x{n:<5} {t_n}   {2 * n**3 / t_n.min / 1e12:6.1f} TFLOP/s"
+            f"   {cpu_seconds[n] / t_n.min:6.0f}x the CPU"
+        )
     del a, b
 else:
     print(gpu_skip_message("the GPU matmuls at 500, 1000, 1500, 5000 and 10000"))
@@ -324,14 +368,24 @@ import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(6.5, 4))
 ax.plot(sizes, [cpu_seconds[n] for n in sizes], "o-", color="C0", label="CPU, measured here")
-ax.plot([1500, 5000, 10000], [cpu_seconds[n] for n in (1500, 5000, 10000)], "--", color="C0",
-        label="CPU here, extrapolated (n³)")
+ax.plot(
+    [1500, 5000, 10000],
+    [cpu_seconds[n] for n in (1500, 5000, 10000)],
+    "--",
+    color="C0",
+    label="CPU here, extrapolated (n³)",
+)
 ax.plot([500, 5000], [2.29e-3, 2.21], "s", color="C2", markersize=8, label="CPU, published laptop")
 ax.plot([500, 5000], [108.02e-6, 57.88e-3], "^", color="C3", markersize=8, label="GPU, published laptop")
 if gpu_seconds:
     ax.plot(list(gpu_seconds), list(gpu_seconds.values()), "v-", color="C1", label="GPU, measured here")
-ax.set(xscale="log", yscale="log", xlabel="n (n×n float32 matmul)", ylabel="seconds per product",
-       title="Matrix product time vs size")
+ax.set(
+    xscale="log",
+    yscale="log",
+    xlabel="n (n×n float32 matmul)",
+    ylabel="seconds per product",
+    title="Matrix product time vs size",
+)
 ax.grid(alpha=0.3, which="both")
 ax.legend(fontsize=8)
 plt.show()
@@ -398,11 +452,12 @@ for dev in [cpu] + ([device] if device.type == "cuda" else []):
     a64 = a32.double()
     t32 = measure(lambda: a32 @ a32, repeat=3, device=dev, budget=0.05)
     t64 = measure(lambda: a64 @ a64, repeat=3, device=dev, budget=0.05)
-    print(f"{dev.type}: float32 {t32.min * 1e3:.2f} ms, float64 {t64.min * 1e3:.2f} ms,"
-          f" float64/float32 = {t64.min / t32.min:.1f}x")
+    print(
+        f"{dev.type}: float32 {t32.min * 1e3:.2f} ms, float64 {t64.min * 1e3:.2f} ms,"
+        f" float64/float32 = {t64.min / t32.min:.1f}x"
+    )
 if device.type != "cuda":
-    print(gpu_skip_message("the float64 vs float32 matmul on a CUDA GPU")
-          or "float64 is not supported on MPS at all.")
+    print(gpu_skip_message("the float64 vs float32 matmul on a CUDA GPU") or "float64 is not supported on MPS at all.")
 
 # %% [markdown]
 # **4. Transfers that dominate.** Moving a matrix to the GPU for one cheap operation and

@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 08 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/08_modules_and_buffers.ipynb) · previous: [07 · GPU offload](07_gpu_offload.ipynb) · next: [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 08 · nn.Module as a container for computation
 #
@@ -63,10 +93,10 @@ from torch import nn
 class Holder(nn.Module):
     def __init__(self):
         super().__init__()
-        self.weight = nn.Parameter(torch.ones(2))                 # trained
-        self.offset = nn.Buffer(torch.zeros(2))                   # state, not trained
+        self.weight = nn.Parameter(torch.ones(2))  # trained
+        self.offset = nn.Buffer(torch.zeros(2))  # state, not trained
         self.cache = nn.Buffer(torch.zeros(2), persistent=False)  # moved, not saved
-        self.plain = torch.zeros(2)                               # invisible to the module
+        self.plain = torch.zeros(2)  # invisible to the module
 
     def forward(self, x):
         return x * self.weight + self.offset
@@ -90,6 +120,7 @@ print("state_dict:", list(h.state_dict()))
 # unlike a tensor's `.to()`). Plain attributes are skipped. Watch the dtypes after
 # `.double()`, and the devices after `.to("meta")` (the stand-in for a GPU from module 07):
 
+
 # %%
 def where(module):
     for name in ("weight", "offset", "cache", "plain"):
@@ -108,6 +139,7 @@ where(h.to("meta"))
 # %% [markdown]
 # Integer and bool buffers keep their dtype under `.double()` and `.half()`: only floating
 # point tensors are cast. A step counter stored as an `int64` buffer stays an integer.
+
 
 # %%
 class Counter(nn.Module):
@@ -159,6 +191,7 @@ print("weight:", target.weight.data, "| offset:", target.offset)
 # 10000×1000, whose `P` alone takes 400 MB; we scale it to 2000×100 (a 16 MB `P`) to fit a
 # shared 2-core machine.
 
+
 # %%
 class ColumnSpaceProjection(nn.Module):
     """Projects each row x of the input onto the column space of A: x ↦ P x, P = A·pinv(A)."""
@@ -186,8 +219,14 @@ proj = ColumnSpaceProjection(A)
 print("before the first call: P is", proj.P, "| state_dict:", list(proj.state_dict()))
 x = torch.randn(5, n)
 y = proj(x)
-print("after:  P", tuple(proj.P.shape), "| buffers:", [b for b, _ in proj.named_buffers()],
-      "| state_dict:", list(proj.state_dict()))
+print(
+    "after:  P",
+    tuple(proj.P.shape),
+    "| buffers:",
+    [b for b, _ in proj.named_buffers()],
+    "| state_dict:",
+    list(proj.state_dict()),
+)
 
 # %% [markdown]
 # Three facts you can check numerically (with tolerances: float32 sums of 2000 terms):
@@ -266,8 +305,10 @@ plt.show()
 
 # %%
 print("singular values ≈ 1:", int((singular > 0.5).sum()), "| ≈ 0:", int((singular < 1e-4).sum()))
-print("segments x → Px are perpendicular to the line:",
-      torch.allclose((points - shadows) @ torch.tensor([2.0, 1.0]), torch.zeros(12), atol=1e-5))
+print(
+    "segments x → Px are perpendicular to the line:",
+    torch.allclose((points - shadows) @ torch.tensor([2.0, 1.0]), torch.zeros(12), atol=1e-5),
+)
 
 # %% [markdown]
 # ## Lazy initialisation: three pitfalls
@@ -294,13 +335,13 @@ print("loading into a fresh module: fine")
 other = {"A": torch.randn(n, k)}
 proj.load_state_dict(other)
 print("P forgotten after loading:", proj.P is None)
-print("projects onto the new A:  ",
-      torch.allclose(proj(x), ColumnSpaceProjection(other["A"])(x), atol=1e-4))
+print("projects onto the new A:  ", torch.allclose(proj(x), ColumnSpaceProjection(other["A"])(x), atol=1e-4))
 
 # %% [markdown]
 # **3. A plain attribute is left behind by `.to()`.** Store `P` as `self.P = ...` instead of
 # a buffer and it works until the module moves: after `.double()` (or `.to("cuda")`) `A`
 # follows, `P` does not, and the next call fails:
+
 
 # %%
 class LeakyProjection(nn.Module):
@@ -316,8 +357,8 @@ class LeakyProjection(nn.Module):
 
 
 leaky = LeakyProjection(A[:50, :5])
-leaky(torch.randn(2, 50))          # builds P as float32
-leaky.double()                     # moves A, not P
+leaky(torch.randn(2, 50))  # builds P as float32
+leaky.double()  # moves A, not P
 print("A:", leaky.A.dtype, "| P:", leaky.P.dtype)
 
 # %% [markdown]
@@ -331,6 +372,7 @@ print("A:", leaky.A.dtype, "| P:", leaky.P.dtype)
 # Modules nest: a module assigned as an attribute becomes a sub-module, and
 # `named_parameters`, `named_buffers`, `state_dict`, `.to()` and `.double()` all recurse,
 # with dotted names. Here a standardisation step (two buffers) followed by the projection:
+
 
 # %%
 class Standardise(nn.Module):
@@ -439,6 +481,7 @@ leaky(torch.randn(2, 50, dtype=torch.float64))
 # **Loading a checkpoint whose lazy buffer was persistent.** Saved after the first call,
 # the state has a `P`; a fresh module has none yet:
 
+
 # %% tags=["raises-exception"]
 class PersistentP(ColumnSpaceProjection):
     def __init__(self, A):
@@ -468,6 +511,7 @@ lazy(inputs).sum().backward()
 # **A constant stored as `nn.Parameter`.** It is saved and moved, but also returned by
 # `parameters()`: an optimiser would change it, and every output now requires a gradient.
 
+
 # %%
 class ConstantAsParameter(nn.Module):
     def __init__(self, A):
@@ -479,8 +523,12 @@ class ConstantAsParameter(nn.Module):
 
 
 wrong = ConstantAsParameter(A[:50, :5])
-print("trainable tensors:", len(list(wrong.parameters())),
-      "| output requires grad:", wrong(torch.randn(1, 50)).requires_grad)
+print(
+    "trainable tensors:",
+    len(list(wrong.parameters())),
+    "| output requires grad:",
+    wrong(torch.randn(1, 50)).requires_grad,
+)
 
 # %% [markdown]
 # ## Key points

@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 09 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/09_compile_fusion.ipynb) · previous: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb) · next: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 09 · torch.compile: fusion and overhead
 #
@@ -92,8 +122,10 @@ print(f"pure Python, {n_py:,} points: pi ~ {pi_py:.4f}, |error| < 0.01: {abs(pi_
 # NBVAL_IGNORE_OUTPUT
 t_py = measure(lambda: mc.pi_python(n_py, seed=0), repeat=3, number=1, warmup=0)
 per_point_py = t_py.min / n_py
-print(f"pure Python: {t_py}  ->  {per_point_py * 1e9:.0f} ns per point; "
-      f"10^7 points would take ~{format_seconds(per_point_py * 1e7)}")
+print(
+    f"pure Python: {t_py}  ->  {per_point_py * 1e9:.0f} ns per point; "
+    f"10^7 points would take ~{format_seconds(per_point_py * 1e7)}"
+)
 
 # %% [markdown]
 # The vectorised version does the same on whole tensors. The samples are drawn once,
@@ -106,13 +138,17 @@ n = 10_000_000
 x, y = mc.samples(n, seed=0)
 print(inspect.getsource(mc.pi_from_samples))
 pi_eager = mc.pi_from_samples(x, y)
-print(f"vectorised, {n:,} points: pi ~ {pi_eager.item():.4f}, |error| < 0.002: {abs(pi_eager.item() - math.pi) < 0.002}")
+print(
+    f"vectorised, {n:,} points: pi ~ {pi_eager.item():.4f}, |error| < 0.002: {abs(pi_eager.item() - math.pi) < 0.002}"
+)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 t_eager = measure(lambda: mc.pi_from_samples(x, y), repeat=5, budget=0.1)
-print(f"vectorised eager: {t_eager}  ->  {t_eager.min / n * 1e9:.2f} ns per point, "
-      f"{per_point_py / (t_eager.min / n):.0f}x faster per point than pure Python")
+print(
+    f"vectorised eager: {t_eager}  ->  {t_eager.min / n * 1e9:.2f} ns per point, "
+    f"{per_point_py / (t_eager.min / n):.0f}x faster per point than pure Python"
+)
 
 # %% [markdown]
 # ## Compiling it
@@ -227,7 +263,7 @@ print("loops over the 10,000,000 points:", len(loops))
 lines = logs.lines
 start = next(i for i, line in enumerate(lines) if "for(int64_t x0=" in line)
 stop = next(i for i in range(start, len(lines)) if "cascade_sum_combine" in lines[i])
-print("\n".join(line.strip() for line in lines[start:stop + 1]))
+print("\n".join(line.strip() for line in lines[start : stop + 1]))
 
 # %% [markdown]
 # Read it: load a vector of `x` (`tmp0`) and of `y` (`tmp2`), square both, add, compare
@@ -241,6 +277,7 @@ print("\n".join(line.strip() for line in lines[start:stop + 1]))
 # `A * B` on two large matrices is one kernel in eager mode already: read A and B, write
 # the product. There is nothing to fuse, so the compiled version runs the same kind of loop
 # and moves the same bytes. The counting backend shows the graph has one operation:
+
 
 # %%
 def multiply(a, b):
@@ -262,8 +299,10 @@ t_mul_eager = measure(lambda: multiply(A, B), repeat=5, budget=0.1)
 t_mul_comp = measure(lambda: multiply_compiled(A, B), repeat=5, budget=0.1)
 print(f"eager:    {t_mul_eager}")
 print(f"compiled: {t_mul_comp}")
-print(f"ratio eager/compiled: {t_mul_eager.min / t_mul_comp.min:.2f} (min), "
-      f"{t_mul_eager.median / t_mul_comp.median:.2f} (median)")
+print(
+    f"ratio eager/compiled: {t_mul_eager.min / t_mul_comp.min:.2f} (min), "
+    f"{t_mul_eager.median / t_mul_comp.median:.2f} (median)"
+)
 
 # %% [markdown]
 # Expect ratios near 1 (on a busy machine the noise between runs can be larger than the
@@ -290,8 +329,12 @@ reset()  # torch.compiler.reset() and zeroed counters
 pi_compiled = mc.compiled_pi()
 pi_warm, t_warm = time_once(lambda: pi_compiled(x, y))
 print("warm-cache result == eager:", torch.equal(pi_warm, pi_eager))
-print("inductor graph cache hits:", counters["inductor"]["fxgraph_cache_hit"],
-      "| misses:", counters["inductor"]["fxgraph_cache_miss"])
+print(
+    "inductor graph cache hits:",
+    counters["inductor"]["fxgraph_cache_hit"],
+    "| misses:",
+    counters["inductor"]["fxgraph_cache_miss"],
+)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -308,6 +351,7 @@ print(f"cold/warm: {t_first / t_warm:.0f}x")
 #
 # Now the plot: cumulative time over the number of calls, eager against compiled with a
 # cold and a warm cache, built from the per-call times measured above.
+
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -331,10 +375,18 @@ ax.plot(calls, t_warm + (calls - 1) * tc, label=f"compiled, warm cache (first ca
 for k, name in ((k_cold, "cold"), (k_warm, "warm")):
     if k is not None:
         ax.axvline(k, color="grey", linestyle=":", linewidth=1)
-        ax.annotate(f"break-even ({name}): {k} call(s)", (k, k * te), textcoords="offset points",
-                    xytext=(5, -12 if name == "cold" else 8), fontsize=8)
-ax.set(xlabel="number of calls", ylabel="cumulative time (s)",
-       title="Monte Carlo π, 10⁷ points: when does compiling pay off?")
+        ax.annotate(
+            f"break-even ({name}): {k} call(s)",
+            (k, k * te),
+            textcoords="offset points",
+            xytext=(5, -12 if name == "cold" else 8),
+            fontsize=8,
+        )
+ax.set(
+    xlabel="number of calls",
+    ylabel="cumulative time (s)",
+    title="Monte Carlo π, 10⁷ points: when does compiling pay off?",
+)
 ax.legend(fontsize=8)
 ax.grid(alpha=0.3)
 plt.show()
@@ -382,7 +434,9 @@ for mode in ("default", "reduce-overhead", "max-autotune-no-cudagraphs"):
     kernels = [line.split(" = ")[0] for line in mode_logs.grep(r"^cpp_fused\w* = async_compile")]
     mode_results[mode] = (fn, t_compile)
     hit = counters["inductor"]["fxgraph_cache_hit"] > 0
-    print(f"{mode:28s} result == eager: {torch.equal(out, pi_eager)} | graph cache hit: {hit!s:5s} | kernels: {kernels}")
+    print(
+        f"{mode:28s} result == eager: {torch.equal(out, pi_eager)} | graph cache hit: {hit!s:5s} | kernels: {kernels}"
+    )
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -461,6 +515,7 @@ torch.compile(mc.pi_from_samples, mode="reduce_overhead")
 # function that draws random numbers inside gives different values compiled: inductor
 # generates its own random numbers inside the fused kernel. Draw the inputs outside the
 # compiled function when you compare results:
+
 
 # %%
 def noisy(t):

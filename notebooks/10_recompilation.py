@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 10 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/10_recompilation.ipynb) · previous: [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb) · next: [11 · Graph breaks](11_graph_breaks.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 10 · Recompilation and dynamic shapes
 #
@@ -204,8 +234,11 @@ colors = ["tab:red" if b is not None else "tab:blue" for b in kernel_bounds.valu
 ax.bar(range(len(sequence)), call_s, color=colors)
 ax.set_xticks(range(len(sequence)), [f"{n}²" for n in sequence])
 ax.set_yscale("log")
-ax.set(xlabel="call (matrix size), in order", ylabel="time of the call (s, log scale)",
-       title="f(x) = sin(x)·2 + 1, compiled: red bars compiled new code")
+ax.set(
+    xlabel="call (matrix size), in order",
+    ylabel="time of the call (s, log scale)",
+    title="f(x) = sin(x)·2 + 1, compiled: red bars compiled new code",
+)
 ax.grid(alpha=0.3, axis="y")
 plt.show()
 
@@ -275,6 +308,7 @@ for n in (100, 200, 1):
 # becomes a constant of the graph, guarded by its value: each branch compiles once, and
 # later calls with a value seen before reuse it.
 
+
 # %%
 def activation(x, mode):
     if mode == "relu":
@@ -296,6 +330,7 @@ print("\n".join(reasons(logs)))
 # specialised, the second makes the argument dynamic (a symbolic int or float), and later
 # values reuse that graph:
 
+
 # %%
 def scale(x, k):
     return x * k
@@ -316,6 +351,7 @@ for values in ((2, 3, 4, 5), (0.5, 1.5, 2.5, 3.5)):
 # Beyond that dynamo stops compiling it, logs a warning, and runs the function **eagerly**
 # for inputs that match none of the cached versions. Results stay right; the speed-up is
 # gone, silently unless you read the log. Ten distinct mode strings:
+
 
 # %%
 def by_name(x, name):
@@ -367,6 +403,7 @@ print("after reset, one more call -> compiles:", counter.frame_count)
 # the code works for any size. Branching on that size breaks the promise, and dynamo
 # refuses with a `ConstraintViolationError` that tells you what to do instead. (The
 # `captured_logs()` block only keeps torch's long log of the same error out of the notebook.)
+
 
 # %% tags=["raises-exception"]
 def first_or_rest(x):

@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 11 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/11_graph_breaks.ipynb) · previous: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb) · next: [12 · Compiling NumPy code](12_compiling_numpy.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 11 · Graph breaks
 #
@@ -65,6 +95,7 @@ torch.manual_seed(0)
 # `step` is a small piece of numerical code: a transform, a correction that depends on the
 # mean, another transform. The `if` asks a question about the data (`m > 0` where `m` is a
 # tensor), and the answer is only known when the code runs.
+
 
 # %%
 def step(x):
@@ -139,6 +170,7 @@ print("ops per graph:", [len(ops) for ops in report.ops_per_graph])
 # a Python number). The helper below runs `explain` quietly (the `.item()` and clock breaks
 # also print warnings to stderr) and prints one row per function.
 
+
 # %%
 def if_on_data(x):
     y = x.sin()
@@ -189,6 +221,7 @@ for fn in (if_on_data, prints, clock, item):
 # this still happens. `item_if` breaks at `.item()`; when the data takes the `return x` path,
 # nothing after the break is a tensor operation:
 
+
 # %%
 def item_if(x):
     if x.sum().item() > 0:
@@ -198,8 +231,10 @@ def item_if(x):
 
 for label, arg in (("sum > 0", x), ("sum < 0", -x)):
     e = quiet_explain(item_if, arg)
-    print(f"item_if, {label}: graph_count={e.graph_count} graph_break_count={e.graph_break_count} "
-          f"len(break_reasons)={len(e.break_reasons)}")
+    print(
+        f"item_if, {label}: graph_count={e.graph_count} graph_break_count={e.graph_break_count} "
+        f"len(break_reasons)={len(e.break_reasons)}"
+    )
 
 # %% [markdown]
 # Same function, same break; on the second input the count says 0. Read `break_reasons`,
@@ -224,6 +259,7 @@ torch.compile(step, fullgraph=True, backend="eager")(x_pos)
 # computed, which is cheap for element-wise work like this; in exchange the whole function is
 # one graph, fused end to end.
 
+
 # %%
 def step_where(x):
     y = x * 1.5 + 0.5
@@ -234,9 +270,14 @@ def step_where(x):
 
 e = torch._dynamo.explain(step_where)(x_pos)
 print("graphs:", e.graph_count, "| breaks:", e.graph_break_count)
-print("same as step, both branches:",
-      torch.allclose(step_where(x_pos), step(x_pos)) and torch.allclose(step_where(x_neg), step(x_neg)))
-print("fullgraph compile works:", torch.allclose(torch.compile(step_where, fullgraph=True, backend="eager")(x_neg), step(x_neg)))
+print(
+    "same as step, both branches:",
+    torch.allclose(step_where(x_pos), step(x_pos)) and torch.allclose(step_where(x_neg), step(x_neg)),
+)
+print(
+    "fullgraph compile works:",
+    torch.allclose(torch.compile(step_where, fullgraph=True, backend="eager")(x_neg), step(x_neg)),
+)
 
 # %% [markdown]
 # ## Fix 2: `torch.cond`, a branch inside the graph
@@ -245,6 +286,7 @@ print("fullgraph compile works:", torch.allclose(torch.compile(step_where, fullg
 # wasteful. `torch.cond(pred, true_fn, false_fn, operands)` puts *both* branches into the
 # graph as subgraphs and decides at run time. The branches take the operands as arguments
 # and must return tensors of the same shape and dtype.
+
 
 # %%
 def step_cond(x):
@@ -256,8 +298,10 @@ def step_cond(x):
 
 e = torch._dynamo.explain(step_cond)(x_pos)
 print("graphs:", e.graph_count, "| breaks:", e.graph_break_count)
-print("same as step, both branches:",
-      torch.allclose(step_cond(x_pos), step(x_pos)) and torch.allclose(step_cond(x_neg), step(x_neg)))
+print(
+    "same as step, both branches:",
+    torch.allclose(step_cond(x_pos), step(x_pos)) and torch.allclose(step_cond(x_neg), step(x_neg)),
+)
 print("operations in the graph:", [getattr(op, "__name__", str(op)) for op in e.ops_per_graph[0]])
 
 # %% [markdown]
@@ -324,15 +368,17 @@ print(f"first call, branch-free: {t_fused:.1f} s (one graph)")
 # %%
 sizes = [10**k for k in range(2, 8)]
 inputs = {n: torch.rand(n) for n in sizes}
-print("compiled versions agree with eager at every size:",
-      all(torch.allclose(f(inputs[n]), step(inputs[n]), atol=1e-5)
-          for n in sizes for f in (step_broken, step_fused)))
+print(
+    "compiled versions agree with eager at every size:",
+    all(torch.allclose(f(inputs[n]), step(inputs[n]), atol=1e-5) for n in sizes for f in (step_broken, step_fused)),
+)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 variants = {"eager": step, "compiled, graph break": step_broken, "compiled, branch-free": step_fused}
-times = {name: [measure(lambda: f(inputs[n]), repeat=5, budget=0.05).min for n in sizes]
-         for name, f in variants.items()}
+times = {
+    name: [measure(lambda: f(inputs[n]), repeat=5, budget=0.05).min for n in sizes] for name, f in variants.items()
+}
 print(f"{'n':>9} " + " ".join(f"{name:>24}" for name in variants))
 for i, n in enumerate(sizes):
     print(f"{n:>9} " + " ".join(f"{times[name][i] * 1e6:>21.1f} µs" for name in variants))
@@ -346,8 +392,7 @@ torch.set_num_threads(threads)
 fig, ax = plt.subplots(figsize=(6.5, 3.2))
 for name, style in zip(variants, ("o-", "s-", "^-")):
     ax.loglog(sizes, [t * 1e6 for t in times[name]], style, label=name)
-ax.set(xlabel="elements n", ylabel="µs per call (min of 5)",
-       title="step() with and without its graph break (1 thread)")
+ax.set(xlabel="elements n", ylabel="µs per call (min of 5)", title="step() with and without its graph break (1 thread)")
 ax.grid(alpha=0.3, which="both")
 ax.legend()
 plt.show()
@@ -368,6 +413,7 @@ plt.show()
 # **A Python `if` on a captured scalar.** With `capture_scalar_outputs` (or `fullgraph=True`),
 # `.item()` stays in the graph as a symbol, and an `if` on it asks for a value that does not
 # exist at trace time. The error says so ("Could not guard on data-dependent expression"):
+
 
 # %% tags=["raises-exception"]
 def standardise_item(x):

@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 13 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/13_case_study_ga.ipynb) · previous: [12 · Compiling NumPy code](12_compiling_numpy.ipynb) · next: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 13 · Case study: genetic-algorithm fitness
 #
@@ -70,6 +100,7 @@ for fn in (ga.sum_python, ga.sum_numpy_apply, ga.sum_numpy, ga.sum_torch_naive, 
 #
 # A short helper keeps the timings cheap on a 2-core machine (5 repeats, each about
 # 50 ms): the numbers are noisy but the orders of magnitude are not.
+
 
 # %%
 def timed(fn):
@@ -140,8 +171,10 @@ def show(rows):
 
 show(rows1)
 print("* timed on a 3,000-chromosome subsample, extrapolated to 900,000; the rest timed on 90,000 x 10")
-print(f"first calls, compile included, at 90,000 (not scaled: compiling does not grow with the data): "
-      f"compiled NumPy {first_np:.1f} s, compiled torch {first_t:.1f} s; published at 900,000: 0.59 s, 4.10 s")
+print(
+    f"first calls, compile included, at 90,000 (not scaled: compiling does not grow with the data): "
+    f"compiled NumPy {first_np:.1f} s, compiled torch {first_t:.1f} s; published at 900,000: 0.59 s, 4.10 s"
+)
 print(f"(this machine: {torch.get_num_threads()} threads)")
 
 # %%
@@ -170,12 +203,15 @@ print("numpy == compiled torch:", torch.equal(out_t_c.long(), torch.from_numpy(r
 # sums the bytes torch's allocator handed out during a call):
 
 # %%
-print("int8 sum gives:", torch.ones(3, dtype=torch.int8).sum().dtype,
-      "| NumPy's:", np.ones(3, dtype=np.int8).sum().dtype)
+print(
+    "int8 sum gives:", torch.ones(3, dtype=torch.int8).sum().dtype, "| NumPy's:", np.ones(3, dtype=np.int8).sum().dtype
+)
 part = pop[:10_000]  # a slice is enough to see the ratio
-for name, fn in [("eager sum(dim=1)", lambda: ga.sum_torch_naive(part)),
-                 ("eager sum(dim=1, dtype=torch.int32)", lambda: ga.sum_torch(part)),
-                 ("compiled sum(dim=1, dtype=torch.int32)", lambda: ga.sum_torch_compiled(pop))]:
+for name, fn in [
+    ("eager sum(dim=1)", lambda: ga.sum_torch_naive(part)),
+    ("eager sum(dim=1, dtype=torch.int32)", lambda: ga.sum_torch(part)),
+    ("compiled sum(dim=1, dtype=torch.int32)", lambda: ga.sum_torch_compiled(pop)),
+]:
     ratio = ga.bytes_allocated(fn) / (pop.nbytes if "compiled" in name else part.nbytes)
     print(f"{name:40s} allocates {ratio:.1f} bytes per input byte")
 
@@ -218,17 +254,27 @@ for fn in (ga.fitness2_python, ga.fitness2_numpy, ga.fitness2_torch):
 N = ga.PUBLISHED_POPULATION
 SUB2 = 90_000
 cases = {
-    2: (ga.random_points(N, ga.BOX2, seed=2), ga.fitness2_python, ga.fitness2_numpy,
-        ga.fitness2_numpy_compiled, ga.fitness2_torch, ga.fitness2_torch_compiled),
-    3: (ga.random_points(N, ga.BOX3, seed=3), ga.fitness3_python, ga.fitness3_numpy,
-        ga.fitness3_numpy_compiled, ga.fitness3_torch, ga.fitness3_torch_compiled),
+    2: (
+        ga.random_points(N, ga.BOX2, seed=2),
+        ga.fitness2_python,
+        ga.fitness2_numpy,
+        ga.fitness2_numpy_compiled,
+        ga.fitness2_torch,
+        ga.fitness2_torch_compiled,
+    ),
+    3: (
+        ga.random_points(N, ga.BOX3, seed=3),
+        ga.fitness3_python,
+        ga.fitness3_numpy,
+        ga.fitness3_numpy_compiled,
+        ga.fitness3_torch,
+        ga.fitness3_torch_compiled,
+    ),
 }
 for k, (pts, py, fnp, fnp_c, ft, ft_c) in cases.items():
     ref = fnp(pts.numpy())
-    print(f"function {k}: {np.isfinite(ref).mean():.1%} of the points are feasible; "
-          f"best cost {ref.min():.4f}")
-    print("  python == numpy (subsample):",
-          np.allclose(py(pts[:SUB2].tolist()), ref[:SUB2], rtol=1e-12, atol=0))
+    print(f"function {k}: {np.isfinite(ref).mean():.1%} of the points are feasible; best cost {ref.min():.4f}")
+    print("  python == numpy (subsample):", np.allclose(py(pts[:SUB2].tolist()), ref[:SUB2], rtol=1e-12, atol=0))
     print("  numpy == torch eager:", np.allclose(ft(pts).numpy(), ref, rtol=1e-12, atol=0))
 
 # %% [markdown]
@@ -243,8 +289,10 @@ rows, outputs = {}, {}
 for k, (pts, py, fnp, fnp_c, ft, ft_c) in cases.items():
     pts_np, pts_list = pts.numpy(), pts[:SUB2].tolist()
     pub = published[k]
-    r = [("pure Python *", timed(lambda: py(pts_list)).min * N / SUB2, pub[0]),
-         ("NumPy (np.where)", timed(lambda: fnp(pts_np)).min, pub[1])]
+    r = [
+        ("pure Python *", timed(lambda: py(pts_list)).min * N / SUB2, pub[0]),
+        ("NumPy (np.where)", timed(lambda: fnp(pts_np)).min, pub[1]),
+    ]
     out_np_c, first = time_once(lambda: fnp_c(pts_np))
     r.append(("compiled NumPy, first call", first, None))
     r.append(("compiled NumPy, later calls", timed(lambda: fnp_c(pts_np)).min, pub[2]))
@@ -261,8 +309,10 @@ print("* timed on 90,000 points, extrapolated to 900,000; published 'compiled' i
 for k, (pts, py, fnp, *_rest) in cases.items():
     ref = fnp(pts.numpy())
     out_np_c, out_t_c = outputs[k]
-    print(f"function {k}: numpy == compiled numpy: {np.allclose(out_np_c, ref, rtol=1e-12, atol=0)}, "
-          f"numpy == compiled torch: {np.allclose(out_t_c.numpy(), ref, rtol=1e-12, atol=0)}")
+    print(
+        f"function {k}: numpy == compiled numpy: {np.allclose(out_np_c, ref, rtol=1e-12, atol=0)}, "
+        f"numpy == compiled torch: {np.allclose(out_t_c.numpy(), ref, rtol=1e-12, atol=0)}"
+    )
 
 # %% [markdown]
 # Compiling has more to work with here than in the sum: each fitness is about twenty
@@ -300,8 +350,9 @@ else:
 fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
 for ax, (title, r) in zip(axes, [("1: sum of genes", rows1), ("2: quadratic", rows[2]), ("3: trigonometric", rows[3])]):
     r = [row for row in r if "first call" not in row[0]]  # compile times are not per-call costs
-    names = [row[0].replace(" (np.where)", "").replace(", later calls", "").replace("torch eager ", "eager ")
-             for row in r]
+    names = [
+        row[0].replace(" (np.where)", "").replace(", later calls", "").replace("torch eager ", "eager ") for row in r
+    ]
     y = np.arange(len(r))
     ax.barh(y - 0.2, [row[1] for row in r], height=0.4, label="ours (2-core CPU)")
     ax.barh(y + 0.2, [row[2] if row[2] else np.nan for row in r], height=0.4, label="published (laptop CPU)")
@@ -349,11 +400,19 @@ short, seconds_short = time_once(lambda: ga.run_ga(ga.fitness2_torch, generation
 eager, seconds_eager = time_once(lambda: ga.run_ga(ga.fitness2_torch, generations=10, seed=0, compile=False))
 x, y, z = result.best.tolist()
 print(f"best cost {result.best_cost:.3f} at (x, y, z) = ({x:.3f}, {y:.3f}, {z:.3f})")
-print("feasible:", bool(ga.feasible2(*result.best)),
-      "| compiled == eager (10 generations):", torch.equal(short.population, eager.population))
+print(
+    "feasible:",
+    bool(ga.feasible2(*result.best)),
+    "| compiled == eager (10 generations):",
+    torch.equal(short.population, eager.population),
+)
 after = compile_stats()
-print("graphs compiled for 70 compiled generations:", after["unique_graphs"] - before["unique_graphs"],
-      "| graph breaks:", after["graph_breaks"] - before["graph_breaks"])
+print(
+    "graphs compiled for 70 compiled generations:",
+    after["unique_graphs"] - before["unique_graphs"],
+    "| graph breaks:",
+    after["graph_breaks"] - before["graph_breaks"],
+)
 
 # %%
 # NBVAL_IGNORE_OUTPUT

@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 14 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/14_autograd_calculus.ipynb) · previous: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb) · next: [15 · Distributed tensors](15_distributed_tensors.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 14 · Autograd as a calculus engine
 #
@@ -112,6 +142,7 @@ print("hand gradient:    ", [(2 * x0 + 4 * y0).item(), (4 * y0 + 4 * x0 - 5 * z0
 # write only `g`; the derivative comes for free. First the cube root of 2, the root of
 # `x³ − 2`, from `x = 1`. Each step doubles the number of correct digits:
 
+
 # %%
 def newton(g, x, steps):
     """Newton's method for g(x) = 0, element-wise on a tensor of starting points.
@@ -177,6 +208,7 @@ plt.show()
 # `μ · Σ max(0, c_i(v))²`: zero where the constraints hold, growing with the violation
 # outside. As the weight `μ` grows, the penalised minimum moves to the constrained one.
 
+
 # %%
 def constraints(v):
     """The constraints of function 2 as c(v) <= 0 (strict ones relaxed to <=)."""
@@ -188,10 +220,8 @@ def penalised(v, mu):
     return ga.f2(*v.unbind(-1)) + mu * (torch.relu(constraints(v)) ** 2).sum(-1)
 
 
-print("penalty at a feasible point:", (penalised(torch.tensor([2.0, 4.0, -1.0]), 100.0)
-                                       - ga.f2(2.0, 4.0, -1.0)).item())
-print("penalty at (0.5, 3, 0):     ", (penalised(torch.tensor([0.5, 3.0, 0.0]), 100.0)
-                                       - ga.f2(0.5, 3.0, 0.0)).item())
+print("penalty at a feasible point:", (penalised(torch.tensor([2.0, 4.0, -1.0]), 100.0) - ga.f2(2.0, 4.0, -1.0)).item())
+print("penalty at (0.5, 3, 0):     ", (penalised(torch.tensor([0.5, 3.0, 0.0]), 100.0) - ga.f2(0.5, 3.0, 0.0)).item())
 
 # %% [markdown]
 # Why not drop the constraints and minimise `f2` itself? Its Hessian (the matrix of second
@@ -208,6 +238,7 @@ print("eigenvalues:", [round(ev, 4) for ev in torch.linalg.eigvalsh(H).tolist()]
 # Newton's method in three dimensions, `v ← v − H⁻¹∇P(v)`, jumps to the minimum of the
 # local quadratic model, both derivatives from `torch.func`. Try it from the feasible start
 # `(3, 5, −2)` with `μ = 10`:
+
 
 # %%
 def newton_step(v, mu):
@@ -231,6 +262,7 @@ print("step 9 == step 16 == step 23:", torch.allclose(plain[9], plain[16]) and t
 # For each weight `μ = 10, 100, ..., 10⁵` we minimise that way, starting each time from the
 # previous answer (a *continuation*):
 
+
 # %%
 def minimise_penalised(v, mu, tol=1e-12, max_steps=100):
     for _ in range(max_steps):
@@ -253,8 +285,10 @@ for mu in [10.0, 100.0, 1e3, 1e4, 1e5]:
     v = minimise_penalised(v, mu)
     path.append(v)
     worst = torch.relu(constraints(v)).max().item()
-    print(f"mu = {mu:8.0f}: (x, y, z) = ({v[0]:.5f}, {v[1]:.5f}, {v[2]:.5f})  f2 = {ga.f2(*v):.5f}"
-          f"  largest violation {worst:.1e}")
+    print(
+        f"mu = {mu:8.0f}: (x, y, z) = ({v[0]:.5f}, {v[1]:.5f}, {v[2]:.5f})  f2 = {ga.f2(*v):.5f}"
+        f"  largest violation {worst:.1e}"
+    )
 
 # %% [markdown]
 # The answers approach the corner `(1, 3, 0)` and `f2 → 31`, but **from outside**: every
@@ -265,10 +299,14 @@ for mu in [10.0, 100.0, 1e3, 1e4, 1e5]:
 # %%
 result = ga.run_ga(ga.fitness2_torch, generations=60, seed=0, compile=False)
 gx, gy, gz = result.best.tolist()
-print(f"GA:      (x, y, z) = ({gx:.5f}, {gy:.5f}, {gz:.5f})  f2 = {result.best_cost:.5f}  feasible: "
-      f"{bool(ga.feasible2(*result.best))}")
-print(f"penalty: (x, y, z) = ({v[0]:.5f}, {v[1]:.5f}, {v[2]:.5f})  f2 = {ga.f2(*v):.5f}  feasible: "
-      f"{bool(ga.feasible2(*v))}")
+print(
+    f"GA:      (x, y, z) = ({gx:.5f}, {gy:.5f}, {gz:.5f})  f2 = {result.best_cost:.5f}  feasible: "
+    f"{bool(ga.feasible2(*result.best))}"
+)
+print(
+    f"penalty: (x, y, z) = ({v[0]:.5f}, {v[1]:.5f}, {v[2]:.5f})  f2 = {ga.f2(*v):.5f}  feasible: "
+    f"{bool(ga.feasible2(*v))}"
+)
 print("both within 0.05 of f2 = 31:", abs(result.best_cost - 31) < 0.05 and abs(ga.f2(*v).item() - 31) < 0.05)
 
 # %% [markdown]
@@ -308,6 +346,7 @@ plt.show()
 # (Jacobian) and `hessian`. Gradients of `f3` (module 13's function 3) at five points, one
 # `vmap`, checked against the hand gradient `(cos x + 2x, 2 sin y + 2y, 2z)`:
 
+
 # %%
 def f3(v):
     return ga.f3(*v.unbind(-1))
@@ -335,8 +374,12 @@ print(J)
 
 # %%
 Hs = vmap(hessian(f3))(points)
-print("shape:", tuple(Hs.shape), "| == hand Hessians:",
-      torch.allclose(Hs, torch.diag_embed(torch.stack([2 - torch.sin(x), 2 * torch.cos(y) + 2, 2 + 0 * z], 1))))
+print(
+    "shape:",
+    tuple(Hs.shape),
+    "| == hand Hessians:",
+    torch.allclose(Hs, torch.diag_embed(torch.stack([2 - torch.sin(x), 2 * torch.cos(y) + 2, 2 + 0 * z], 1))),
+)
 
 # %% [markdown]
 # ## When you do not want a graph: `no_grad` and `inference_mode`
@@ -355,8 +398,10 @@ with torch.no_grad():
 with torch.inference_mode():
     y_inf = w * 2
 for name, t in [("recorded", y_rec), ("no_grad", y_nog), ("inference_mode", y_inf)]:
-    print(f"{name:15s} requires_grad={t.requires_grad!s:5s} grad_fn={type(t.grad_fn).__name__:12s} "
-          f"is_inference={t.is_inference()}")
+    print(
+        f"{name:15s} requires_grad={t.requires_grad!s:5s} grad_fn={type(t.grad_fn).__name__:12s} "
+        f"is_inference={t.is_inference()}"
+    )
 
 # %% [markdown]
 # ## Compiling a gradient step
@@ -366,6 +411,7 @@ for name, t in [("recorded", y_rec), ("no_grad", y_nog), ("inference_mode", y_in
 # 100,000 starting points. `grad` differentiates the *sum* of the penalties, which is the
 # per-point gradient again because the points are independent. The first call compiles
 # (seconds), later calls reuse the code:
+
 
 # %%
 def descent_step(V, mu, lr):

@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 15 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/15_distributed_tensors.ipynb) · previous: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 15 · Distributed tensors
 #
@@ -71,7 +101,7 @@
 # ranks enter waits forever for the others.
 
 # %%
-COLLECTIVES = r'''
+COLLECTIVES = r"""
 import os
 import sys
 
@@ -107,7 +137,7 @@ dist.barrier()                                          # wait for every rank, t
 dist.destroy_process_group()
 sys.stdout.flush()
 os._exit(0)                                             # skip the interpreter's teardown (see "Common mistakes")
-'''
+"""
 
 # %% [markdown]
 # Launch it on two processes. The launch takes a few seconds: each rank imports torch and
@@ -155,8 +185,12 @@ def fmt(values):
     return "[" + ", ".join(f"{v:g}" for v in values) + "]"
 
 
-what = {"all_reduce": "everyone gets the sum", "all_gather": "everyone gets everything",
-        "reduce_scatter": "rank r gets piece r of the sum", "broadcast": "everyone gets rank 0's data"}
+what = {
+    "all_reduce": "everyone gets the sum",
+    "all_gather": "everyone gets everything",
+    "reduce_scatter": "rank r gets piece r of the sum",
+    "broadcast": "everyone gets rank 0's data",
+}
 fig, ax = plt.subplots(figsize=(13, 4.2))
 for row, (op, before) in enumerate(panels):
     yy = len(panels) - 1 - row
@@ -165,11 +199,25 @@ for row, (op, before) in enumerate(panels):
     for r, data in enumerate(ranks):
         x0 = 0.27 + r * 0.4
         ax.text(x0 - 0.01, yy, f"rank {r}", ha="right", va="center", fontsize=9)
-        ax.text(x0, yy, fmt(data[before]), va="center", fontsize=9, family="monospace",
-                bbox={"boxstyle": "round", "fc": "#56B4E9", "alpha": 0.35})
+        ax.text(
+            x0,
+            yy,
+            fmt(data[before]),
+            va="center",
+            fontsize=9,
+            family="monospace",
+            bbox={"boxstyle": "round", "fc": "#56B4E9", "alpha": 0.35},
+        )
         ax.annotate("", xy=(x0 + 0.21, yy), xytext=(x0 + 0.178, yy), arrowprops={"arrowstyle": "->"})
-        ax.text(x0 + 0.22, yy, fmt(data[op]), va="center", fontsize=9, family="monospace",
-                bbox={"boxstyle": "round", "fc": "#E69F00", "alpha": 0.35})
+        ax.text(
+            x0 + 0.22,
+            yy,
+            fmt(data[op]),
+            va="center",
+            fontsize=9,
+            family="monospace",
+            bbox={"boxstyle": "round", "fc": "#E69F00", "alpha": 0.35},
+        )
 ax.set(xlim=(0, 1.03), ylim=(-0.6, len(panels) - 0.4))
 ax.axis("off")
 ax.set_title("Each rank's data before (blue) and after (orange) a collective, 2 processes")
@@ -183,14 +231,24 @@ plt.show()
 # %%
 mine = [torch.tensor(d["mine"]) for d in ranks]
 rs_in = [torch.tensor(d["rs_input"]) for d in ranks]
-print("all_reduce     == sum of all ranks:       ",
-      all(torch.equal(torch.tensor(d["all_reduce"]), torch.stack(mine).sum(0)) for d in ranks))
-print("all_gather     == all ranks concatenated: ",
-      all(torch.equal(torch.tensor(d["all_gather"]), torch.cat(mine)) for d in ranks))
-print("reduce_scatter == chunk r of the sum:     ",
-      all(torch.equal(torch.tensor(d["reduce_scatter"]), torch.stack(rs_in).sum(0).chunk(len(ranks))[r])
-          for r, d in enumerate(ranks)))
-print("broadcast      == rank 0's data:          ", all(torch.equal(torch.tensor(d["broadcast"]), mine[0]) for d in ranks))
+print(
+    "all_reduce     == sum of all ranks:       ",
+    all(torch.equal(torch.tensor(d["all_reduce"]), torch.stack(mine).sum(0)) for d in ranks),
+)
+print(
+    "all_gather     == all ranks concatenated: ",
+    all(torch.equal(torch.tensor(d["all_gather"]), torch.cat(mine)) for d in ranks),
+)
+print(
+    "reduce_scatter == chunk r of the sum:     ",
+    all(
+        torch.equal(torch.tensor(d["reduce_scatter"]), torch.stack(rs_in).sum(0).chunk(len(ranks))[r])
+        for r, d in enumerate(ranks)
+    ),
+)
+print(
+    "broadcast      == rank 0's data:          ", all(torch.equal(torch.tensor(d["broadcast"]), mine[0]) for d in ranks)
+)
 
 # %% [markdown]
 # ## DTensor: one tensor, its pieces on several ranks
@@ -366,7 +424,7 @@ dist.all_reduce(torch.ones(2))
 # `timeout=` of `run_script` with an error that says so; either way no process is left behind.
 
 # %% tags=["raises-exception"]
-FAILING = r'''
+FAILING = r"""
 import torch
 import torch.distributed as dist
 
@@ -377,7 +435,7 @@ if rank == 1:
     raise ValueError(f"rank {rank} could not load its part of the data")
 dist.all_reduce(x)                          # rank 0 waits here for a rank that died
 dist.destroy_process_group()
-'''
+"""
 run_script(FAILING, nproc=2, timeout=60)
 
 # %% [markdown]

@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 03 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/03_strides.ipynb) · previous: [02 · Storage and views](02_storage_and_views.ipynb) · next: [04 · Dtypes](04_dtypes.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 03 · Strides: exercises
 #
@@ -41,6 +71,7 @@ from torchcourse import check, hint
 # that returns the element at `index` (a tuple as long as `stride`) as a 0-d tensor,
 # `storage[position]`, without building the view.
 
+
 # %%
 def element_at(storage, offset, stride, index):
     ### BEGIN SOLUTION
@@ -58,6 +89,7 @@ check("03.1", element_at)
 # Write `contiguous_strides(shape)` that returns, as a tuple of ints, the strides (in
 # elements) of a contiguous tensor of that shape, the ones `torch.empty(shape).stride()`
 # reports. Compute them from the shape; do not create a tensor.
+
 
 # %%
 def contiguous_strides(shape):
@@ -80,6 +112,7 @@ check("03.2", contiguous_strides)
 # Write `swap_last_two(t)` that swaps the last two dimensions of a tensor with 2 or more
 # dimensions (shape `(..., a, b)` becomes `(..., b, a)`), as a **view**.
 
+
 # %%
 def swap_last_two(t):
     ### BEGIN SOLUTION
@@ -95,6 +128,7 @@ check("03.3", swap_last_two)
 #
 # Write `tile_rows(row, n)` that returns an `(n, len(row))` tensor whose every row equals
 # the 1-D tensor `row`, as a **view** that stores the row only once.
+
 
 # %%
 def tile_rows(row, n):
@@ -113,6 +147,7 @@ check("03.4", tile_rows)
 # order of `t`'s shape. It must work on any tensor, contiguous or not, and must **not copy**
 # when `t` is contiguous. The check uses contiguous, transposed and permuted inputs.
 
+
 # %%
 def flatten_rows(t):
     ### BEGIN SOLUTION
@@ -130,6 +165,7 @@ check("03.5", flatten_rows)
 # 1-D tensor `x`, one per row: shape `(len(x) - w + 1, w)`, row `k` equal to `x[k:k + w]`.
 # Return a **view**: the windows overlap, so a copy would store most numbers `w` times.
 
+
 # %%
 def sliding_windows(x, w):
     ### BEGIN SOLUTION
@@ -146,6 +182,7 @@ check("03.6", sliding_windows)
 # `img` is a 2-D tensor of shape `(H, W)`, and `b` divides both `H` and `W`. Write
 # `blocks(img, b)` that returns a tensor of shape `(H // b, W // b, b, b)` where
 # `blocks(img, b)[r, c]` is the `b × b` block `img[r*b:(r+1)*b, c*b:(c+1)*b]`, as a **view**.
+
 
 # %%
 def blocks(img, b):

@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 05 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/05_vectorisation.ipynb) · previous: [04 · Dtypes](04_dtypes.ipynb) · next: [06 · Linear algebra](06_linear_algebra.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 05 · Vectorisation and measuring speed: exercises
 #
@@ -39,6 +69,7 @@ from torchcourse import check, hint
 # `t` is a 2-D table, one row per observation and one column per variable. Write
 # `column_means(t)` that returns the mean of each column: shape `(number of columns,)`.
 
+
 # %%
 def column_means(t):
     ### BEGIN SOLUTION
@@ -55,6 +86,7 @@ check("05.1", column_means)
 # A sum of `t` took `seconds`. It read every element of `t` once. Write `sum_gbps(t, seconds)`
 # that returns the achieved bandwidth in GB/s as a Python float (1 GB = 10⁹ bytes). `t` can
 # have any shape and dtype: `float64`, `float32`, `float16`, `int8`, ...
+
 
 # %%
 def sum_gbps(t, seconds):
@@ -73,6 +105,7 @@ check("05.2", sum_gbps)
 # `channel_means(images)` that returns the mean of each channel over all images and all
 # pixels: shape `(C,)`. (Image pipelines compute exactly this to normalise their inputs.)
 
+
 # %%
 def channel_means(images):
     ### BEGIN SOLUTION
@@ -89,6 +122,7 @@ check("05.3", channel_means)
 # `w` is a 2-D tensor of positive weights. Write `rows_sum_to_one(w)` that divides each row
 # by its own sum, so that every row of the result sums to 1. The check uses square and
 # non-square inputs.
+
 
 # %%
 def rows_sum_to_one(w):
@@ -108,6 +142,7 @@ check("05.4", rows_sum_to_one)
 # `labels[i]` of row `i` and 0 elsewhere. Use one broadcast comparison. (Labels may not use
 # every class: `k` sets the number of columns.)
 
+
 # %%
 def one_hot(labels, k):
     ### BEGIN SOLUTION
@@ -125,6 +160,7 @@ check("05.5", one_hot)
 # Write `pairwise_sq_dists(X, Y)` that returns the `(n, m)` tensor whose entry `[i, j]` is the
 # squared Euclidean distance between `X[i]` and `Y[j]`.
 
+
 # %%
 def pairwise_sq_dists(X, Y):
     ### BEGIN SOLUTION
@@ -141,6 +177,7 @@ check("05.6", pairwise_sq_dists)
 # Write `moving_average(x, k)` that returns the averages of every window of `k` consecutive
 # elements of the 1-D tensor `x`: `[mean(x[0:k]), mean(x[1:k+1]), ..., mean(x[n-k:n])]`,
 # `n - k + 1` values. (Module 03 met the view that makes this one line.)
+
 
 # %%
 def moving_average(x, k):
@@ -160,6 +197,7 @@ check("05.7", moving_average)
 # using `exp`, `amax` and `sum`. It must give the right answer for inputs such as
 # `[1000.0, 1001.0, 1002.0]`, where `exp` alone overflows to `inf`. (`torch.softmax` does
 # this for you; here you write it to see how.)
+
 
 # %%
 def stable_softmax(x, dim):

@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 06 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/06_linear_algebra.ipynb) · previous: [05 · Vectorisation and measuring speed](05_vectorisation.ipynb) · next: [07 · GPU offload](07_gpu_offload.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 06 · Linear algebra: exercises
 #
@@ -38,6 +68,7 @@ from torchcourse import check, hint
 # Write `solve_system(A, b)` that returns the vector `x` with `A @ x == b` for a square,
 # invertible `A`. The check starts with the lesson's system (solution 1, 2, 3).
 
+
 # %%
 def solve_system(A, b):
     ### BEGIN SOLUTION
@@ -55,6 +86,7 @@ check("06.1", solve_system)
 # returns its throughput in GFLOP/s (10⁹ floating-point operations per second) as a Python
 # float. The check includes the published figures of the lesson.
 
+
 # %%
 def matmul_gflops(n, seconds):
     ### BEGIN SOLUTION
@@ -70,6 +102,7 @@ check("06.2", matmul_gflops)
 #
 # Write `residual_norm(A, x, b)` that measures how well a candidate `x` satisfies `A x = b`:
 # the Euclidean norm of the residual, as a Python float.
+
 
 # %%
 def residual_norm(A, x, b):
@@ -88,6 +121,7 @@ check("06.3", residual_norm)
 # (shape `(k, n)`), as data often arrives. Write `solve_rows(A, B)` that returns `X` of shape
 # `(k, n)` whose row `i` solves `A @ X[i] == B[i]`. One call to `solve`, no loop.
 
+
 # %%
 def solve_rows(A, B):
     ### BEGIN SOLUTION
@@ -104,6 +138,7 @@ check("06.4", solve_rows)
 # Write `fit_line(x, y)` that fits `y ≈ slope * x + intercept` by least squares and returns
 # `torch.tensor([slope, intercept])` (shape `(2,)`, the dtype of `x`), using
 # `torch.linalg.lstsq`.
+
 
 # %%
 def fit_line(x, y):
@@ -123,6 +158,7 @@ check("06.5", fit_line)
 # is the sum over all pixels of `images[i] * template`. Write `template_scores(images,
 # template)` that returns the `N` scores with one `torch.tensordot`.
 
+
 # %%
 def template_scores(images, template):
     ### BEGIN SOLUTION
@@ -139,6 +175,7 @@ check("06.6", template_scores)
 # Write `eigenvalues_descending(S)` that returns the (real) eigenvalues of a symmetric
 # matrix `S`, largest first. `S` may also be a batch of symmetric matrices `(B, n, n)`:
 # return `(B, n)`, each row sorted largest first.
+
 
 # %%
 def eigenvalues_descending(S):
@@ -157,6 +194,7 @@ check("06.7", eigenvalues_descending)
 # `A @ c`) closest to `v`: the orthogonal projection of `v`. `A` may be tall, square, or have
 # dependent columns (the check includes a rank-deficient one).
 
+
 # %%
 def project(A, v):
     ### BEGIN SOLUTION
@@ -173,6 +211,7 @@ check("06.8", project)
 # A symmetric positive-definite matrix `S` has exactly one symmetric positive-definite `R`
 # with `R @ R == S`. Write `spd_sqrt(S)` that returns it, using `torch.linalg.eigh`. It must
 # work on a batch `(B, n, n)` too.
+
 
 # %%
 def spd_sqrt(S):

@@ -15,6 +15,38 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 07 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/07_gpu_offload.ipynb) · previous: [06 · Linear algebra](06_linear_algebra.ipynb) · next: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: GPU (Runtime > Change runtime type > T4 GPU); on a CPU the GPU cells are skipped.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+    if not torch.cuda.is_available():
+        print("No GPU in this runtime: Runtime > Change runtime type > T4 GPU, then run this cell again.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 07 · GPU offload: exercises
 #
@@ -40,6 +72,7 @@ from torchcourse import check, hint
 # Write `zeros_on(t, device)` that returns a tensor of zeros with the shape **and dtype**
 # of `t`, created directly on `device` (no CPU tensor made and then moved).
 
+
 # %%
 def zeros_on(t, device):
     ### BEGIN SOLUTION
@@ -58,6 +91,7 @@ check("07.1", zeros_on)
 # unchanged, and keep PyTorch's usual result dtype (a float32 `a` plus a float64 `b` gives
 # float64).
 
+
 # %%
 def add_on_device_of(a, b):
     ### BEGIN SOLUTION
@@ -73,6 +107,7 @@ check("07.2", add_on_device_of)
 #
 # Write `transfer_bytes(t)` that returns, as an `int`, how many bytes `t.to(device)` copies
 # over the bus: every element of `t`, whatever its dtype.
+
 
 # %%
 def transfer_bytes(t):
@@ -92,6 +127,7 @@ check("07.3", transfer_bytes)
 # multiply and an add as two operations. The check uses the published figures of the
 # lesson, e.g. 5000×5000 in 57.88 ms on a laptop GPU.
 
+
 # %%
 def matmul_gflops(n, seconds):
     ### BEGIN SOLUTION
@@ -108,6 +144,7 @@ check("07.4", matmul_gflops)
 # Consumer GPUs are slow at float64. Write `gpu_friendly(t, device)` that returns `t` on
 # `device`, with float64 converted to float32 and every other dtype (float32, integers,
 # bool) kept as it is. Do it in one `.to(...)` call.
+
 
 # %%
 def gpu_friendly(t, device):
@@ -126,6 +163,7 @@ check("07.5", gpu_friendly)
 # Data loaders often yield a dict such as `{"x": tensor, "y": tensor, "step": 7, "name":
 # "batch-0"}`. Write `batch_to(batch, device)` that returns a **new** dict with the same
 # keys: every tensor moved to `device`, every other value unchanged.
+
 
 # %%
 def batch_to(batch, device):
@@ -146,6 +184,7 @@ check("07.6", batch_to)
 # holding all their elements one tensor after another (each in row-major order), and
 # `shapes` a list of their shapes as tuples, so the receiver can rebuild them with
 # `flat.split(...)` and `reshape`.
+
 
 # %%
 def pack(tensors):

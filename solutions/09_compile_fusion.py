@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 09 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/09_compile_fusion.ipynb) · previous: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb) · next: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 09 · torch.compile: fusion and overhead: exercises
 #
@@ -50,6 +80,7 @@ from torchcourse import check, hint
 # Return only the argument(s) the goal needs, e.g. `{"mode": "..."}`. The check also passes
 # your dict to `torch.compile` to make sure it accepts it.
 
+
 # %%
 def compile_kwargs(goal):
     ### BEGIN SOLUTION
@@ -74,6 +105,7 @@ check("09.1", compile_kwargs)
 # plus written to memory by eager PyTorch (one kernel per operation, each intermediate
 # written and read back) and by one fused kernel. Ignore the one-element result of `sum`.
 
+
 # %%
 def traffic(n, itemsize):
     ### BEGIN SOLUTION
@@ -95,6 +127,7 @@ check("09.2", traffic)
 # `k` (an `int`, at least 1) after which the compiled version's total time is no more than
 # the eager one's, or `None` if compiling never pays off.
 
+
 # %%
 def break_even_calls(t_first, t_eager, t_compiled):
     ### BEGIN SOLUTION
@@ -113,6 +146,7 @@ check("09.3", break_even_calls)
 # Write `graph_op_count(fn, x)` that returns how many operations dynamo captures in the
 # graph of `fn` when called on `x`. Use the counting backend
 # `torch._dynamo.testing.CompileCounter` (it compiles nothing, so it is quick).
+
 
 # %%
 def graph_op_count(fn, x):
@@ -136,6 +170,7 @@ check("09.4", graph_op_count)
 # that returns that fraction as a 0-d float32 tensor, in one tensor expression (no Python
 # loop, no `.item()`): the form `torch.compile` fuses into a single kernel.
 
+
 # %%
 def hit_or_miss(x, y):
     ### BEGIN SOLUTION
@@ -155,12 +190,13 @@ check("09.5", hit_or_miss)
 # building a temporary tensor longer than `chunk`. Return a 0-d float32 tensor; `n` need not
 # be a multiple of `chunk`.
 
+
 # %%
 def pi_chunked(x, y, chunk):
     ### BEGIN SOLUTION
     inside = 0
     for start in range(0, x.numel(), chunk):
-        xs, ys = x[start:start + chunk], y[start:start + chunk]
+        xs, ys = x[start : start + chunk], y[start : start + chunk]
         inside += int((xs * xs + ys * ys <= 1.0).sum())
     return torch.tensor(4.0 * inside / x.numel(), dtype=torch.float32)
     ### END SOLUTION

@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 10 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/10_recompilation.ipynb) · previous: [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb) · next: [11 · Graph breaks](11_graph_breaks.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 10 · Recompilation and dynamic shapes: exercises
 #
@@ -43,6 +73,7 @@ from torchcourse import check, hint
 # stride), `"requires_grad"`, or `"value"` (a guard on a Python value, such as
 # `mode == 'relu'`).
 
+
 # %%
 def guard_kind(reason):
     ### BEGIN SOLUTION
@@ -68,6 +99,7 @@ check("10.1", guard_kind)
 # (`torch._dynamo.testing.CompileCounter`), calls the compiled function once with each
 # tuple of arguments in `calls`, in order, and returns how many graphs were compiled.
 
+
 # %%
 def count_compiles(fn, calls):
     ### BEGIN SOLUTION
@@ -91,6 +123,7 @@ check("10.2", count_compiles)
 # write `compiles_by_setting(sizes)` that returns the tuple of compile counts
 # `(with dynamic=False, with dynamic=None, with dynamic=True)`. Measure, do not guess:
 # sizes 0 and 1 hold surprises.
+
 
 # %%
 def compiles_by_setting(sizes):
@@ -123,6 +156,7 @@ check("10.3", compiles_by_setting)
 # other dimensions static, and returns `x` itself. The check compiles a function, calls it
 # with your tensor and then with other batch sizes, and counts the graphs.
 
+
 # %%
 def mark_batch_dynamic(x):
     ### BEGIN SOLUTION
@@ -142,6 +176,7 @@ check("10.4", mark_batch_dynamic)
 # Write `compiles_past_limit(n_names, limit)` that returns how many graphs dynamo compiles
 # when `torch._dynamo.config.recompile_limit` is `limit`. Measure it with the counting
 # backend, and leave the setting as you found it (the check looks).
+
 
 # %%
 def compiles_past_limit(n_names, limit):
@@ -175,6 +210,7 @@ check("10.5", compiles_past_limit)
 # it receives, `"static"` or `"dynamic"` (does the graph take a symbolic size?); call it on
 # `torch.ones(n)` for each `n` in `sizes`; return the list of records, in compile order.
 
+
 # %%
 def graph_kinds(sizes):
     ### BEGIN SOLUTION
@@ -182,8 +218,11 @@ def graph_kinds(sizes):
 
     def backend(gm, example_inputs):
         placeholders = [node.meta.get("example_value") for node in gm.graph.nodes if node.op == "placeholder"]
-        dynamic = any(isinstance(v, torch.SymInt) or (isinstance(v, torch.Tensor)
-                      and any(isinstance(s, torch.SymInt) for s in v.shape)) for v in placeholders)
+        dynamic = any(
+            isinstance(v, torch.SymInt)
+            or (isinstance(v, torch.Tensor) and any(isinstance(s, torch.SymInt) for s in v.shape))
+            for v in placeholders
+        )
         kinds.append("dynamic" if dynamic else "static")
         return gm.forward
 

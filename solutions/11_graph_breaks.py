@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 11 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/11_graph_breaks.ipynb) · previous: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb) · next: [12 · Compiling NumPy code](12_compiling_numpy.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 11 · Graph breaks: exercises
 #
@@ -43,6 +73,7 @@ from torchcourse.exercises.m11 import branchy, clean, item_if, item_then_break, 
 # from the lesson's families (`clean`, `branchy`, `item_then_break`, `item_if`, imported above:
 # look at their source with `??branchy`).
 
+
 # %%
 def graph_report(fn, x):
     ### BEGIN SOLUTION
@@ -60,6 +91,7 @@ check("11.1", graph_report)
 # Write `first_break_reason(fn, x)` that returns the **first line** of the first break
 # reason `explain` records for `fn(x)`, or `None` when it records none. Careful: the lesson
 # showed a reason can be recorded while `graph_break_count` is 0.
+
 
 # %%
 def first_break_reason(fn, x):
@@ -90,6 +122,7 @@ check("11.2", first_break_reason)
 #
 # Rewrite it without the `if`, so that it compiles into one graph. Same values, same dtype.
 
+
 # %%
 def soft_clip(x):
     ### BEGIN SOLUTION
@@ -113,6 +146,7 @@ check("11.3", one_graph(soft_clip))
 #         return x / x.sum()
 #     return x - x.min()
 # ```
+
 
 # %%
 def share_or_shift(x):
@@ -140,6 +174,7 @@ check("11.4", one_graph(share_or_shift))
 #
 # Rewrite it so that it compiles into one graph and gives the same values (one input is
 # nearly constant, one exactly constant).
+
 
 # %%
 def safe_standardise(x):
@@ -169,6 +204,7 @@ check("11.5", one_graph(safe_standardise))
 # ```
 #
 # Write `huber(x, delta)` as one tensor expression that returns a 0-d tensor of `x`'s dtype.
+
 
 # %%
 def huber(x, delta):

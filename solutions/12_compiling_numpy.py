@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 12 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/12_compiling_numpy.ipynb) · previous: [11 · Graph breaks](11_graph_breaks.ipynb) · next: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough; a GPU (Runtime > Change runtime type > T4 GPU) also runs the GPU cells.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 12 · Compiling NumPy code: exercises
 #
@@ -40,6 +70,7 @@ from torchcourse.workloads import kmeans as km
 # one label (`out_dtype`). Write `bytes_per_point(x_dtype, out_dtype, d)` returning that
 # number of bytes, for torch dtypes. NumPy's float64-in, int64-out result is 24 for `d = 2`.
 
+
 # %%
 def bytes_per_point(x_dtype, out_dtype, d):
     ### BEGIN SOLUTION
@@ -59,6 +90,7 @@ check("12.1", bytes_per_point)
 # bandwidth as a fraction of the copy bandwidth (0.5 means half), counting the minimum bytes
 # (`km.min_bytes` computes them; you may use it).
 
+
 # %%
 def fraction_of_copy(n, x_dtype, out_dtype, seconds, copy_gbps):
     ### BEGIN SOLUTION
@@ -77,6 +109,7 @@ check("12.2", fraction_of_copy)
 # `|x_i - m_j|²`, in the inputs' dtype. Ordering by squared distance gives the same nearest
 # mean as ordering by distance, without the `sqrt`.
 
+
 # %%
 def squared_distances(X, means):
     ### BEGIN SOLUTION
@@ -93,6 +126,7 @@ check("12.3", squared_distances)
 # Write `assign_wrapper(X, means)`: it takes CPU tensors, calls the course's NumPy function
 # `km.assign_numpy` on them, and returns the labels as a **tensor** (int64, shape `(n,)`).
 # Compiled, a wrapper like this keeps the data on the device (the lesson's `km.assign_tensors`).
+
 
 # %%
 def assign_wrapper(X, means):
@@ -111,6 +145,7 @@ check("12.4", assign_wrapper)
 # maximises the score `x·m_j - |m_j|²/2`. Write `linear_scores(means)` for a `(k, d)` tensor of
 # means, returning `(W, c)` with `W` of shape `(d, k)` and `c` of shape `(k,)`, so that
 # `(X @ W + c).argmax(dim=1)` is the nearest mean of every row of `X`.
+
 
 # %%
 def linear_scores(means):
@@ -142,6 +177,7 @@ print("nearest by distance:", torch.cdist(pts, centres).argmin(dim=1).tolist())
 # into the preallocated int8 tensor `out` (shape `(n,)`), **in place**, and returns `out`, as
 # PyTorch's `out=` arguments do. Reusing one buffer avoids allocating and faulting in fresh
 # memory on every call, and int8 writes 1 byte a label instead of 8.
+
 
 # %%
 def assign_into(out, X, means):

@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 13 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/13_case_study_ga.ipynb) · previous: [12 · Compiling NumPy code](12_compiling_numpy.ipynb) · next: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 13 · Case study: genetic-algorithm fitness: exercises
 #
@@ -44,6 +74,7 @@ from torchcourse.workloads import ga
 # Write `gene_sums(population)` that returns each chromosome's sum as an **int32** tensor
 # of shape `(N,)`, without the 8-byte-per-gene copy that a plain `.sum(dim=1)` makes.
 
+
 # %%
 def gene_sums(population):
     ### BEGIN SOLUTION
@@ -62,6 +93,7 @@ check("13.1", gene_sums)
 # `x ≥ 1, 3 < y ≤ 7, z < 0, x + y + z ≥ 3` and `x² + z² ≤ 10` all hold. The check includes
 # points exactly on each boundary.
 
+
 # %%
 def feasible2_mask(points):
     ### BEGIN SOLUTION
@@ -79,6 +111,7 @@ check("13.2", feasible2_mask)
 # Write `fitness3(points)` that returns, for each row `(x, y, z)`, the cost
 # `f = sin x + x² − 2 cos y + y² + z²` where `x ≥ 0, 0 ≤ y ≤ π, z ≤ 5, x + z ≥ 1` and
 # `cos y + z ≥ 0.5` hold, and `+inf` where they do not (float64, shape `(N,)`).
+
 
 # %%
 def fitness3(points):
@@ -101,6 +134,7 @@ check("13.3", fitness3)
 # that returns the **index** of each row's winner, shape `(M,)`: the one with the lower
 # cost, the first of the two on a tie.
 
+
 # %%
 def tournament(cost, pairs):
     ### BEGIN SOLUTION
@@ -118,6 +152,7 @@ check("13.4", tournament)
 # bool tensor `mask` is True, `pop` unchanged elsewhere. All three have shape `(N, 3)`.
 # The caller's `pop` must not change.
 
+
 # %%
 def mutate(pop, mask, noise):
     ### BEGIN SOLUTION
@@ -133,6 +168,7 @@ check("13.5", mutate)
 #
 # Write `best_k(pop, cost, k)` that returns the rows of `pop` with the k lowest costs,
 # best first: shape `(k, 3)`.
+
 
 # %%
 def best_k(pop, cost, k):
@@ -158,6 +194,7 @@ check("13.6", best_k)
 # 5. the cost is `ga.fitness2_torch(children)`.
 #
 # Shapes: `pop`, `blend`, `mutate`, `noise` are `(N, 3)`, `cost` is `(N,)`, `pairs` is `(N, 4)`.
+
 
 # %%
 def ga_generation(pop, cost, pairs, blend, mutate, noise):

@@ -15,6 +15,36 @@
 # %% [markdown] tags=["course-nav"]
 # *Module 14 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/14_autograd_calculus.ipynb) · previous: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb) · next: [15 · Distributed tensors](15_distributed_tensors.ipynb)
 
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    import torch
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+    if torch.__version__.split("+")[0] != "2.13.0":
+        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+else:
+    print("Local run: nothing to install.")
+
 # %% [markdown]
 # # 14 · Autograd as a calculus engine: exercises
 #
@@ -42,6 +72,7 @@ from torchcourse import check, hint
 # any shape. Write `derivative(f, x)` that returns `f'(x)` at every element, same shape as
 # `x`, using autograd. Return a plain tensor: one that does not require grad.
 
+
 # %%
 def derivative(f, x):
     ### BEGIN SOLUTION
@@ -59,6 +90,7 @@ check("14.1", derivative)
 #
 # `points` has shape `(N, 3)`, one `(x, y, z)` per row. Write `gradient_f2(points)` that
 # returns the gradient of `f = x² + 2y² + 3z² + 4xy − 5yz` at every row, shape `(N, 3)`.
+
 
 # %%
 def gradient_f2(points):
@@ -81,6 +113,7 @@ check("14.2", gradient_f2)
 # tensor `x0`, take exactly `steps` Newton steps `x ← x − g(x)/g'(x)`, with `g'` from
 # autograd, and return the last iterate as a plain tensor (no graph attached). The check
 # uses cube roots, Kepler's equation and `cos x = x`.
+
 
 # %%
 def newton(g, x0, steps):
@@ -105,6 +138,7 @@ check("14.3", newton)
 # `f2 + mu · Σ max(0, c_i)²` over the six constraints of function 2 written as `c_i ≤ 0`:
 # `1 − x`, `3 − y`, `y − 7`, `z`, `3 − x − y − z`, `x² + z² − 10`. Shape `(N,)`.
 
+
 # %%
 def penalised_f2(points, mu):
     ### BEGIN SOLUTION
@@ -124,6 +158,7 @@ check("14.4", penalised_f2)
 # Write `hessians_f3(points)` that returns the Hessian of
 # `f3 = sin x + x² − 2 cos y + y² + z²` at every row of `points`: shape `(N, 3, 3)`. Use
 # `torch.func` rather than working it out by hand.
+
 
 # %%
 def hessians_f3(points):
@@ -146,6 +181,7 @@ check("14.5", hessians_f3)
 # `steps` steps `x ← x − lr · ∇f(x)` from `x0` and returns the last `x`. Leave `x0`
 # unchanged and return a plain tensor.
 
+
 # %%
 def gradient_descent(f, x0, lr, steps):
     ### BEGIN SOLUTION
@@ -167,6 +203,7 @@ check("14.6", gradient_descent)
 # one `(r, θ)` per row. Write `polar_jacobians(rt)` that returns the Jacobian at every row,
 # shape `(N, 2, 2)`: row `i` of each matrix is output `i` (`x`, then `y`), column `j` is
 # input `j` (`r`, then `θ`). (Its determinant is `r`: the `r` in `r dr dθ`.)
+
 
 # %%
 def polar_jacobians(rt):

@@ -22,6 +22,9 @@ class Module:
     slug: str
     title: str
     topics: str
+    # what the module wants on Colab: "cpu", "gpu" (its subject is the GPU) or "gpu-optional"
+    # (a few cells use a GPU when there is one); the setup cell (torchcourse.colab) says it
+    runtime: str = "cpu"
 
     @property
     def stem(self) -> str:
@@ -86,6 +89,7 @@ MODULES = [
         "gpu_offload",
         "GPU offload",
         "device-agnostic code, async execution and synchronize, transfer cost, when the GPU loses",
+        runtime="gpu",
     ),
     Module(
         "08",
@@ -116,6 +120,7 @@ MODULES = [
         "compiling_numpy",
         "Compiling NumPy code",
         "K-Means step, numpy_default_float, tensors in and out, roofline",
+        runtime="gpu-optional",
     ),
     Module(
         "13",

@@ -98,6 +98,17 @@ own estimates of teaching and exercise time at workshop pace; check them against
 the first session and adjust.
 """
 
+
+def colab_runtimes(modules: list[Module]) -> str:
+    """Which Colab runtime each module asks for (``Module.runtime``), as one phrase."""
+    gpu = [m.number for m in modules if m.runtime == "gpu"]
+    optional = [m.number for m in modules if m.runtime == "gpu-optional"]
+    parts = [f"a GPU for module{'s' if len(gpu) > 1 else ''} {', '.join(gpu)}"] if gpu else []
+    if optional:
+        parts.append(f"a CPU with a GPU optional for {', '.join(optional)}")
+    return "; ".join([*parts, "a CPU for the others"])
+
+
 ROOM = """\
 ## Running it for a room
 
@@ -115,10 +126,12 @@ fight over the CPU: module 05 shows how badly oversubscribed threads distort tim
 outputs come from a CPU; on the GPU the timing cells print new numbers and the GPU cells stop
 printing "skipped".
 
-**Colab.** Upload or open the notebooks from the repository, choose Runtime → Change runtime
-type → GPU for modules 07 and 09-13, and install the helper package in the first cell
-(`pip install` of this repository). Colab's CPU has 2 cores, like the course's CI machine, so
-the CPU timings are comparable.
+**Colab.** Open the notebooks from the repository in Colab. Every notebook's first code cell
+(generated from `torchcourse/colab.py`) installs nothing on a laptop; on Colab it clones the
+repository named by `[project.urls] Repository` in `pyproject.toml` (or by the
+`TORCHCOURSE_REPO` environment variable, for a fork) and installs `torchcourse` from it, once per
+session. The cell names the runtime: {colab_runtimes}. It also prints Colab's torch version when
+it is not the pinned one, since the stored outputs were made with the pin.
 
 **Pacing.** Live-code the lesson cells (do not just run the stored notebook): learners follow
 better when they type, and the checked outputs in the notebook tell them when their result
@@ -181,7 +194,7 @@ def render() -> str:
     left = [m.number for m in modules if m.number not in taught]
     if left:
         parts += [f"Self-study after the two days: modules {', '.join(left)}.", ""]
-    parts += [ROOM, CHECKLIST, "## Module by module", ""]
+    parts += [ROOM.format(colab_runtimes=colab_runtimes(modules)), CHECKLIST, "## Module by module", ""]
     for f in facts.values():
         m = f.module
         time = f"{m.minutes[0]} min lesson + {m.minutes[1]} min exercises" if m.minutes else ""

@@ -1,5 +1,5 @@
 """Navigation cells, generated: every notebook opens with its place in the course and ends
-with previous/next links.
+with previous/next links. The setup cell (:mod:`torchcourse.colab`) follows the header.
 
 The build calls :func:`apply` on each source before executing it. The two cells carry the
 tag ``course-nav``; they are replaced on every build, so renaming, adding or reordering a
@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from . import colab
 from .course import MODULES, Module, written_modules
 
 TAG = "course-nav"
@@ -88,18 +89,20 @@ def apply(py: Path, write: bool = True) -> bool:
     """Put fresh navigation cells at the top and bottom of ``py``; True when the file changes
     (with ``write=False``: when it would change, and nothing is written)."""
     import jupytext
-    from nbformat.v4 import new_markdown_cell
+    from nbformat.v4 import new_code_cell, new_markdown_cell
 
     m, folder = module_of(py), py.parent.name
     if m is None or folder not in KIND:
         return False
     text = py.read_text(encoding="utf-8")
     nb = jupytext.reads(text, fmt="py:percent")
-    cells = [c for c in nb.cells if TAG not in c.metadata.get("tags", [])]
+    generated = {TAG, colab.TAG}
+    cells = [c for c in nb.cells if not generated & set(c.metadata.get("tags", []))]
     _drop_handwritten_links(cells)
     top = new_markdown_cell(header(m, folder), metadata={"tags": [TAG]})
+    setup = new_code_cell(colab.source(m), metadata=colab.metadata())
     bottom = new_markdown_cell(footer(m, folder), metadata={"tags": [TAG]})
-    nb.cells = [top, *cells, bottom]
+    nb.cells = [top, setup, *cells, bottom]
     new = jupytext.writes(nb, fmt="py:percent")
     # the course's jupytext.toml filters the version out of the header; the API does not read it
     new = re.sub(r"^#\s+jupytext_version: .*\n", "", new, flags=re.MULTILINE)

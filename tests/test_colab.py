@@ -1,0 +1,147 @@
+"""The setup cell every notebook opens with (torchcourse.colab): locally it installs nothing;
+on Colab it clones the course and installs torchcourse from it.
+
+The Colab branch runs for real in a subprocess with a stand-in ``google.colab`` module: git
+clones this repository (committed state) into a temporary folder, and the pip command is
+recorded instead of run, so the course's venv is not touched.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jupytext
+import pytest
+
+from torchcourse import colab
+from torchcourse.build import sources
+from torchcourse.course import ROOT
+from torchcourse.navigation import module_of
+
+# Runs the cell given as argv[1]; argv[2] is "local" or "colab". Prints one JSON line.
+RUNNER = r"""
+import json, os, subprocess, sys, types
+
+mode, cell = sys.argv[2], open(sys.argv[1]).read()
+calls = []
+real_run = subprocess.run
+
+def run(cmd, *args, **kwargs):
+    calls.append(list(cmd))
+    if mode == "local":
+        raise AssertionError(f"the local branch ran a command: {cmd}")
+    if cmd[0] == "git":
+        return real_run(cmd, *args, **kwargs)
+    return subprocess.CompletedProcess(cmd, 0)  # pip: recorded, not run
+
+def forbidden(*args, **kwargs):
+    raise AssertionError("the setup cell must not start processes this way")
+
+subprocess.run = run
+subprocess.call = subprocess.check_call = os.system = forbidden
+if mode == "local":
+    subprocess.Popen = forbidden  # (subprocess.run needs it in the Colab branch, for git)
+if mode == "colab":
+    sys.modules["google"] = types.ModuleType("google")
+    sys.modules["google.colab"] = types.ModuleType("google.colab")
+path_before, cwd_before = list(sys.path), os.getcwd()
+error = None
+try:
+    exec(compile(cell, "setup-cell", "exec"), {"__name__": "__main__"})
+except Exception as exc:
+    error = f"{type(exc).__name__}: {exc}"
+result = {"calls": calls, "error": error, "path_changed": sys.path != path_before,
+          "cwd_changed": os.getcwd() != cwd_before, "pip_imported": "pip" in sys.modules}
+if mode == "colab" and error is None:
+    import torchcourse
+    result["torchcourse"] = torchcourse.__file__
+    result["iris_exists"] = torchcourse.data_path("iris.csv").exists()
+print("RESULT " + json.dumps(result))
+"""
+
+
+def run_cell(tmp_path: Path, cell: str, mode: str, env: dict[str, str]) -> tuple[dict, str]:
+    (tmp_path / "cell.py").write_text(cell)
+    (tmp_path / "runner.py").write_text(RUNNER)
+    base = {k: v for k, v in __import__("os").environ.items() if not k.startswith("TORCHCOURSE_")}
+    proc = subprocess.run(
+        [sys.executable, str(tmp_path / "runner.py"), str(tmp_path / "cell.py"), mode],
+        cwd=tmp_path,
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    assert proc.returncode == 0 and lines, proc.stdout[-2000:] + proc.stderr[-2000:]
+    printed = "\n".join(line for line in proc.stdout.splitlines() if not line.startswith("RESULT "))
+    return json.loads(lines[0][len("RESULT ") :]), printed
+
+
+@pytest.mark.parametrize("py", sources(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_notebook_opens_with_its_setup_cell(py: Path):
+    nb = jupytext.read(py)
+    tagged = [i for i, c in enumerate(nb.cells) if colab.TAG in c.metadata.get("tags", [])]
+    assert tagged == [1], f"{py.name}: the setup cell must be the first code cell, right after the header"
+    assert nb.cells[1].source == colab.source(module_of(py))
+    assert nb.cells[1].metadata == colab.metadata(), "tagged, and collapsed in JupyterLab"
+
+
+def test_the_cells_name_the_runtime_and_the_pin():
+    m07 = module_of(ROOT / "notebooks" / "07_gpu_offload.py")
+    m03 = module_of(ROOT / "notebooks" / "03_strides.py")
+    assert "T4 GPU" in colab.source(m07) and "torch.cuda.is_available()" in colab.source(m07)
+    assert "CPU is enough" in colab.source(m03) and "cuda" not in colab.source(m03)
+    assert f'!= "{colab.torch_pin()}"' in colab.source(m03)
+
+
+def test_local_run_installs_nothing(tmp_path: Path):
+    result, printed = run_cell(tmp_path, colab.source(module_of(ROOT / "notebooks" / "07_gpu_offload.py")), "local", {})
+    assert result == {
+        "calls": [],
+        "error": None,
+        "path_changed": False,
+        "cwd_changed": False,
+        "pip_imported": False,
+    }
+    assert printed == colab.LOCAL_MESSAGE
+
+
+@pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="needs git and a clone")
+def test_colab_run_clones_and_installs_the_course(tmp_path: Path):
+    home = tmp_path / "course"
+    cell = colab.source(module_of(ROOT / "notebooks" / "03_strides.py"))
+    result, printed = run_cell(
+        tmp_path, cell, "colab", {"TORCHCOURSE_HOME": str(home), "TORCHCOURSE_REPO": ROOT.as_uri()}
+    )
+    assert result["error"] is None, result
+    git, pip = result["calls"]
+    assert git[:2] == ["git", "clone"] and git[-2:] == [ROOT.as_uri(), str(home)]
+    assert pip[1:] == ["-m", "pip", "install", "--quiet", "--no-deps", "-e", str(home)]
+    assert Path(result["torchcourse"]).is_relative_to(home), "the clone's torchcourse must be the one imported"
+    assert result["iris_exists"] and (home / "notebooks" / "03_strides.ipynb").exists()
+    assert printed.startswith(f"Colab: the course is in {home}")
+    # run again in the same session: nothing is cloned or installed twice
+    again, _ = run_cell(tmp_path, cell, "colab", {"TORCHCOURSE_HOME": str(home), "TORCHCOURSE_REPO": ROOT.as_uri()})
+    assert again["error"] is None and again["calls"] == []
+
+
+def test_colab_without_a_repository_says_what_to_do(tmp_path: Path):
+    cell = colab.source(module_of(ROOT / "notebooks" / "03_strides.py"))
+    cell = cell.replace(f'"TORCHCOURSE_REPO", "{colab.repository_url()}"', '"TORCHCOURSE_REPO", ""')
+    result, _ = run_cell(tmp_path, cell, "colab", {"TORCHCOURSE_HOME": str(tmp_path / "missing")})
+    assert result["calls"] == []
+    assert result["error"].startswith("RuntimeError") and "TORCHCOURSE_REPO" in result["error"]
+
+
+def test_repository_url_is_read_from_pyproject():
+    text = '[project]\nname = "x"\n\n[project.urls]\nHomepage = "https://a.example"\nRepository = "https://b.example/c.git"\n'
+    assert colab.repository_url(text) == "https://b.example/c.git"
+    assert colab.repository_url('[project]\nname = "x"\n') == ""
+    assert f'"TORCHCOURSE_REPO", "{colab.repository_url()}"' in colab.source(
+        module_of(ROOT / "notebooks" / "03_strides.py")
+    )
