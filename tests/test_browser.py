@@ -149,6 +149,10 @@ def test_learner_runs_module_00_in_jupyterlab(lab_server):
                 timeout=90_000,
             )
             SHOTS.mkdir(parents=True, exist_ok=True)
+            # the setup cell opens the notebook with its code collapsed (one click expands it)
+            setup = page.locator(".jp-NotebookPanel .jp-CodeCell").first
+            setup_html = setup.inner_html()
+            page.screenshot(path=str(SHOTS / "00_start_here_top.png"))
             _wait_for_kernel(base, token, "idle")  # "Run All" before the kernel is up would queue behind its start
             page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click(timeout=30_000)
             try:
@@ -185,3 +189,7 @@ def test_learner_runs_module_00_in_jupyterlab(lab_server):
         f"cells with an error: {sorted(failed)}; only {sorted(meant_to_fail)} demonstrate one"
     )
     assert "Verdict:" in body and "The course can run here: True" in body, "the preflight output is not shown"
+    assert "jp-InputPlaceholder" in setup_html and "google.colab" not in setup_html, (
+        "the setup cell's code is not collapsed"
+    )
+    assert "Local run: nothing to install." in body
