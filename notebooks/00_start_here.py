@@ -88,10 +88,10 @@ from torchcourse.course import markdown_table
 Markdown(markdown_table())
 
 # %% [markdown]
-# The code cell above the title is the **setup cell**, and every notebook of the course starts
-# with one. On your own machine it installs nothing and says so; on Google Colab, where only
-# the notebook is opened, it fetches the course and installs its helper package. Run it first,
-# like any other cell.
+# Every notebook of the course starts with a **setup cell**: in JupyterLab it is the collapsed
+# code cell above the title (click it to see the code). On your own machine it installs
+# nothing and says so; on Google Colab, where only the notebook is opened, it fetches the
+# course and installs its helper package. Run it first, like any other cell.
 #
 # ## Running a notebook
 #

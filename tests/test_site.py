@@ -90,3 +90,4 @@ def test_module_00_page_opens_in_chromium_with_its_outputs(site):
             browser.close()
     assert "The course can run here: True" in text and "✓ 00.1 A column of numbers" in text
     assert "Module 00 of" in text and images >= 1
+    assert "Local run: nothing to install." not in text, "the setup cell is for running, not for the site"

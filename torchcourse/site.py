@@ -63,10 +63,18 @@ def _rewrite_links(page: str) -> str:
 
 
 def render_page(nb_path: Path) -> str:
+    """One notebook as HTML, without its setup cell: that cell prepares a kernel (on Colab,
+    it installs the course), which a page that only shows stored outputs does not have."""
     import nbformat
     from nbconvert import HTMLExporter
+    from traitlets.config import Config
 
-    exporter = HTMLExporter(template_name="lab")
+    from .colab import TAG as SETUP_TAG
+
+    config = Config()
+    config.TagRemovePreprocessor.enabled = True
+    config.TagRemovePreprocessor.remove_cell_tags = {SETUP_TAG}
+    exporter = HTMLExporter(template_name="lab", config=config)
     body, _ = exporter.from_notebook_node(nbformat.read(nb_path, as_version=4))
     return body
 
