@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 
 from .course import ROOT, Module
+from .preflight import EXPECTED_TORCH
 
 TAG = "course-setup"
 DEFAULT_HOME = "/content/pytorch-course"
@@ -47,14 +48,6 @@ def repository_url(pyproject: str | None = None) -> str:
         return ""
     m = re.search(r'^Repository\s*=\s*"([^"]*)"', section.group(1), re.MULTILINE)
     return m.group(1) if m else ""
-
-
-def torch_pin() -> str:
-    """The torch version requirements.txt pins (``torch==X``)."""
-    m = re.search(r"^torch==(\S+)", (ROOT / "requirements.txt").read_text(encoding="utf-8"), re.MULTILINE)
-    if not m:
-        raise ValueError("requirements.txt pins no torch version")
-    return m.group(1)
 
 
 TEMPLATE = """\
@@ -105,7 +98,7 @@ def source(m: Module) -> str:
         runtime=RUNTIME[m.runtime],
         home=DEFAULT_HOME,
         repo=repository_url(),
-        pin=torch_pin(),
+        pin=EXPECTED_TORCH,
         gpu_check=GPU_CHECK if m.runtime == "gpu" else "",
         local=LOCAL_MESSAGE,
     )
