@@ -1,6 +1,7 @@
 """torchcourse: the small helper package of the course "PyTorch as a computation library".
 
-What a notebook imports: ``check`` and ``hint`` for exercises, device and timing
+What a notebook imports: ``check`` and ``hint`` for exercises, ``claim`` for a lesson's
+statement about this run, device and timing
 helpers, and ``data_path`` for the course's data files.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .checks import check, hint
+from .claims import ClaimError, claim
 from .device import describe_device, gpu_skip_message, has_gpu, pick_device, synchronize
 from .timing import Timing, copy_bandwidth, format_seconds, measure, time_once
 
@@ -22,8 +24,10 @@ def data_path(name: str) -> Path:
 
 __all__ = [
     "ROOT",
+    "ClaimError",
     "Timing",
     "check",
+    "claim",
     "copy_bandwidth",
     "data_path",
     "describe_device",

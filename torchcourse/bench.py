@@ -176,7 +176,7 @@ def markdown(report: dict[str, Any]) -> str:
         "Times of rows marked 'x N' in the size column were measured on a 1/N subsample and "
         "multiplied by N. GB/s counts the least bytes the step must move (module 12). 'compile' is the "
         "first call's extra time: seconds with a cold inductor cache, a fraction of a second with a warm one "
-        "from an earlier run. Published figures: REFERENCE_FIGURES.md (hardware as named there).",
+        "from an earlier run. Published figures: docs/reference-figures.md (hardware as named there).",
     ]
     return "\n".join(lines) + "\n"
 

@@ -2,7 +2,7 @@
 
 Every row calls a function from :mod:`torchcourse.workloads`, the same code the lessons
 (modules 05, 06, 09, 12, 13) time, and names the published figure it stands beside
-(REFERENCE_FIGURES.md). Groups build their inputs lazily, one group at a time, so the
+(docs/reference-figures.md). Groups build their inputs lazily, one group at a time, so the
 full-size run (20M K-Means points, 900,000 chromosomes) never holds two groups in memory.
 """
 

@@ -79,11 +79,17 @@ def exercise_path(solution: Path) -> Path:
 
 
 def generated_exercises() -> dict[Path, str]:
-    """What every ``exercises/*.py`` should contain, from ``solutions/*.py``."""
-    return {
-        exercise_path(p): make_exercise(p.read_text(encoding="utf-8"), str(p.relative_to(ROOT)))
-        for p in sorted((ROOT / "solutions").glob("*.py"))
-    }
+    """What every ``exercises/*.py`` should contain, from ``solutions/*.py`` (each keeping the
+    outputs stamp of its own last execution)."""
+    from . import stamp
+
+    wanted = {}
+    for p in sorted((ROOT / "solutions").glob("*.py")):
+        target = exercise_path(p)
+        current = target.read_text(encoding="utf-8") if target.exists() else None
+        text = make_exercise(p.read_text(encoding="utf-8"), str(p.relative_to(ROOT)))
+        wanted[target] = stamp.transplant(text, current)
+    return wanted
 
 
 def sources() -> list[Path]:
@@ -156,8 +162,12 @@ def refresh_markdown(py: Path) -> bool:
     return True
 
 
-def execute(py: Path) -> tuple[Path, float, str | None]:
-    """Execute ``py`` into its ``.ipynb``; return (path, seconds, error or None)."""
+def execute(py: Path, outputs_stamp: str | None = None) -> tuple[Path, float, str | None]:
+    """Stamp ``py`` with the torch and machine about to make its outputs, then execute it into
+    its ``.ipynb``; return (path, seconds, error or None)."""
+    from . import stamp
+
+    stamp.apply(py, outputs_stamp)
     env = {k: v for k, v in os.environ.items() if k not in UNSET_ENV}
     env.update(BUILD_ENV)
     start = time.perf_counter()
@@ -186,6 +196,17 @@ def write_navigation(check: bool) -> list[str]:
             else:
                 print(f"navigation updated in {py.relative_to(ROOT)}")
     return problems
+
+
+def missing_stamps() -> list[str]:
+    """Sources without the generated "Outputs made with torch" cell."""
+    from . import stamp
+
+    return [
+        f"{py.relative_to(ROOT)}: no outputs stamp (execute it with the build)"
+        for py in sources()
+        if stamp.read(py.read_text(encoding="utf-8")) is None
+    ]
 
 
 def write_exercises(check: bool) -> list[str]:
@@ -243,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.check:
         problems += [f"{py.relative_to(ROOT)}: {why}" for py, why in todo]
+        problems += missing_stamps()
         for p in problems:
             print("stale:", p)
         print("build --check:", "OK, everything is fresh" if not problems else f"{len(problems)} problem(s)")
@@ -258,9 +280,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"markdown refreshed in {py.relative_to(ROOT).with_suffix('.ipynb')} (no code changed)")
         todo = [(py, why) for py, why in todo if py not in refreshed]
 
+    from . import stamp
+
+    outputs_stamp = stamp.line() if todo else None
     failures = 0
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for py, seconds, error in pool.map(lambda item: execute(item[0]), todo):
+        for py, seconds, error in pool.map(lambda item: execute(item[0], outputs_stamp), todo):
             rel = py.relative_to(ROOT)
             if error:
                 failures += 1

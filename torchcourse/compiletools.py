@@ -37,16 +37,59 @@ class Captured:
         rx = re.compile(pattern)
         return [line for line in self.lines if rx.search(line)]
 
+    def require(self, pattern: str, what: str = "") -> list[str]:
+        """Lines matching ``pattern``; raise :class:`NothingCaptured` when there are none.
 
-def _torch_stream_handlers() -> list[logging.StreamHandler]:
-    handlers = []
+        Use it wherever a cell prints a fact read from the logs: an empty list would print a
+        wrong fact ("0 kernels") instead of saying that the logs were not captured."""
+        found = self.grep(pattern)
+        if not found:
+            raise NothingCaptured(
+                f"no captured log line matches {pattern!r}"
+                + (f" ({what})" if what else "")
+                + f"; {len(self.lines)} line(s) were captured. This torch may word its logs "
+                "differently, or its log handlers were not captured."
+            )
+        return found
+
+
+class NothingCaptured(RuntimeError):
+    """A cell expected torch to log something inside :func:`captured_logs` and it did not."""
+
+
+def _writes_to_stderr(handler: logging.Handler) -> bool:
+    """Whether ``handler`` writes to the process's stderr, whatever its class.
+
+    torch 2.13 logs through plain ``logging.StreamHandler`` objects; torch 2.15 through its own
+    ``logging.Handler`` subclass whose stream follows the current ``sys.stderr``. What they
+    share is the stream they write to, so that is what decides."""
+    try:
+        stream = getattr(handler, "stream", None)
+    except Exception:
+        return False
+    return stream is not None and stream in (sys.stderr, sys.__stderr__)
+
+
+def _torch_loggers() -> list[logging.Logger]:
     names = [n for n in logging.root.manager.loggerDict if n == "torch" or n.startswith("torch.")]
-    for name in names:
-        logger = logging.getLogger(name)
-        for h in logger.handlers:
-            if isinstance(h, logging.StreamHandler) and h.stream in (sys.stderr, sys.__stderr__):
-                handlers.append(h)
-    return handlers
+    return [logging.getLogger(n) for n in sorted(names)]
+
+
+def _swap_stderr_handlers(buffer: io.StringIO) -> list[tuple[logging.Logger, int, logging.Handler]]:
+    """Replace every torch handler that writes to stderr by one that writes to ``buffer`` with
+    the same formatter, level and filters; return what to put back."""
+    swapped = []
+    for logger in _torch_loggers():
+        for i, h in enumerate(list(logger.handlers)):
+            if _writes_to_stderr(h):
+                twin = logging.StreamHandler(buffer)
+                twin.setLevel(h.level)
+                twin.setFormatter(h.formatter)
+                for f in h.filters:
+                    twin.addFilter(f)
+                logger.handlers[i] = twin
+                swapped.append((logger, i, h))
+    return swapped
 
 
 @contextmanager
@@ -54,22 +97,32 @@ def captured_logs(**settings: bool) -> Iterator[Captured]:
     """Enable torch logs (``recompiles=True``, ``output_code=True``, ``graph_breaks=True``, ...)
     for the block and collect their lines instead of printing them to stderr.
 
+    Torch's handlers are chosen by the stream they write to (stderr), not by their class, and
+    replaced for the block by handlers on a buffer that keep their formatter, level and filters;
+    Python-level writes to ``sys.stderr`` inside the block (dynamo's warnings) land in the
+    buffer too. A cell that reads a fact from the logs uses :meth:`Captured.require`, which
+    fails loudly when nothing was captured.
+
     Example::
 
         with captured_logs(recompiles=True) as logs:
             f(torch.ones(3, dtype=torch.float64))
-        print(logs.grep("triggered by"))
+        print(logs.require("triggered by", "the recompile reason"))
     """
     buffer = io.StringIO()
     captured = Captured()
-    torch._logging.set_logs(**settings)
-    handlers = _torch_stream_handlers()
-    old = [h.setStream(buffer) for h in handlers]
+    real_stderr = sys.stderr
+    swapped: list[tuple[logging.Logger, int, logging.Handler]] = []
     try:
+        torch._logging.set_logs(**settings)
+        swapped = _swap_stderr_handlers(buffer)
+        sys.stderr = buffer  # handlers that follow the current sys.stderr, and warnings, land here
         yield captured
     finally:
-        for h, stream in zip(handlers, old):
-            h.setStream(stream)
+        sys.stderr = real_stderr
+        for logger, i, h in reversed(swapped):
+            if i < len(logger.handlers):
+                logger.handlers[i] = h
         torch._logging.set_logs()  # back to the defaults
         captured.lines[:] = [_PREFIX.sub("", line) for line in buffer.getvalue().splitlines()]
 

@@ -1,7 +1,7 @@
 """Genetic-algorithm fitness functions in five variants, and a vectorised GA (module 13).
 
 The case study of module 13 (after the blog post "Making NumPy go faster with
-pytorch.compile", REFERENCE_FIGURES.md section B) times the same three fitness functions
+pytorch.compile", docs/reference-figures.md section B) times the same three fitness functions
 written five ways: pure Python, NumPy, NumPy compiled by ``torch.compile``, torch eager and
 torch compiled. Lessons, exercises and the benchmark import them from here, so every number
 measures the same code.

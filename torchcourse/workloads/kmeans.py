@@ -2,7 +2,7 @@
 
 The step gives each 2-D point the index of its nearest mean:
 ``argmin(norm(X - means[:, None], axis=2), axis=0)``. The published figures (Quansight /
-PyTorch blog, REFERENCE_FIGURES.md section A) use 20M points in two Gaussian blobs around
+PyTorch blog, docs/reference-figures.md section A) use 20M points in two Gaussian blobs around
 (5, 5) and (10, 10), and the two centres as means.
 
 Bytes moved. The step must read every point once and write one index per point, so the

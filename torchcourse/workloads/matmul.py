@@ -7,7 +7,7 @@ moves at least ``3 n² × itemsize`` bytes (read A and B, write C, :func:`matmul
 work grows faster than data, so large products are limited by arithmetic, not memory,
 and the achieved GFLOP/s climbs with ``n`` until the cores' peak.
 
-Published reference (REFERENCE_FIGURES.md, C, a laptop): 500x500 in 2.29 ms on its CPU and
+Published reference (docs/reference-figures.md, C, a laptop): 500x500 in 2.29 ms on its CPU and
 108 µs on its GPU; 5000x5000 in 2.21 s on its CPU and 57.88 ms on its GPU.
 """
 

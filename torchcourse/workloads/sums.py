@@ -2,7 +2,7 @@
 
 Module 05 times these two functions and the benchmark (``python -m torchcourse.bench``)
 reports them, so the lesson's ratio and the benchmark's row measure the same code. The
-published reference (REFERENCE_FIGURES.md, C): a 1e6-element float64 tensor, loop 1.37 s
+published reference (docs/reference-figures.md, C): a 1e6-element float64 tensor, loop 1.37 s
 vs ``sum()`` 191.26 µs on a laptop CPU (~7,163x); on its GPU the loop took 4.54 s.
 
 Bytes moved: both functions read every element once, ``t.numel() * t.element_size()``
