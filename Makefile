@@ -5,7 +5,10 @@
 #   make notebooks   regenerate exercises/ and execute stale notebooks (python -m torchcourse.build)
 #   make site   static HTML of every notebook in site/ (python -m torchcourse.site)
 #   make bench  the benchmark beside the published figures, into results/ (BENCH_ARGS=--quick: small sizes)
-# Nothing is installed outside .venv; no kernel is registered globally.
+#   make drift TORCH=2.15.0   the suite on another torch, in .drift/venv-<version>, version-tolerant:
+#               report in results/drift-<version>.md (CONTRIBUTING, "Other torch versions")
+#   TORCH_INDEX=cpu (any target that installs): torch from PyTorch's CPU wheel index, no CUDA libraries
+# Nothing is installed outside .venv (and .drift/); no kernel is registered globally.
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -19,19 +22,34 @@ BUILD_ARGS ?=
 # One definition of the suite: strict nbval over the three notebook folders, plus tests/.
 NOTEBOOK_DIRS := notebooks solutions exercises
 TEST_ARGS ?= -n 2 --dist loadfile
-PYTEST := $(PY) -m pytest -p no:cacheprovider --nbval --nbval-current-env \
+PYTEST_ARGS := -p no:cacheprovider --nbval --nbval-current-env \
 	--nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout 300 tests $(NOTEBOOK_DIRS)
+PYTEST := $(PY) -m pytest $(PYTEST_ARGS)
+
+# CPU-only install: TORCH_INDEX=cpu installs torch (only torch) from PyTorch's CPU wheel index,
+# so a laptop without a GPU or a hosted CI runner does not download the CUDA build (GBs).
+# Empty (the default): pip's own choice, as on this course's machines. PIP_TORCH_ARGS overrides.
+TORCH_INDEX ?=
+PIP_TORCH_ARGS ?= $(if $(filter cpu,$(TORCH_INDEX)),--index-url https://download.pytorch.org/whl/cpu)
+TORCH_PIN := $(shell sed -n 's/^torch==//p' requirements.txt)
+
+# make drift TORCH=<version>: that torch and every other pin in a venv of its own.
+TORCH ?=
+DRIFT_VENV := .drift/venv-$(TORCH)
+DRIFT_PY := $(DRIFT_VENV)/bin/python
+DRIFT_PIP_ARGS ?=
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: lab test lint notebooks check-notebooks install browser site bench clean help
+.PHONY: lab test lint notebooks check-notebooks install browser site bench drift clean help
 
 help:
-	@sed -n "1,10p" Makefile
+	@sed -n "1,13p" Makefile
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(if $(PIP_TORCH_ARGS),$(PY) -m pip install --quiet torch==$(TORCH_PIN) $(PIP_TORCH_ARGS))
 	$(PY) -m pip install --quiet -r requirements.txt
 	$(PY) -m pip install --quiet --no-deps -e .
 	@touch $@
@@ -71,5 +89,19 @@ site: $(STAMP)
 check-notebooks: $(STAMP)
 	$(PY) -m torchcourse.build --check
 
+# The whole suite (tests/ and the three notebook folders) on torch $(TORCH), version-tolerant
+# (cells tagged version-specific run but are not compared; tests/sanitize-drift.cfg is added);
+# torchcourse.drift writes results/drift-$(TORCH).md and fails when a cell differs or raises,
+# a test fails, or nothing was collected. .venv is never touched.
+drift: browser
+	@test -n "$(TORCH)" || { echo "usage: make drift TORCH=<version> [TORCH_INDEX=cpu]"; exit 2; }
+	@test -x $(DRIFT_PY) || $(PYTHON) -m venv $(DRIFT_VENV)
+	$(DRIFT_PY) -m pip install --quiet --upgrade pip
+	$(DRIFT_PY) -m pip install --quiet torch==$(TORCH) $(PIP_TORCH_ARGS) $(DRIFT_PIP_ARGS)
+	grep -v '^torch==' requirements.txt > $(DRIFT_VENV)/requirements-other.txt
+	$(DRIFT_PY) -m pip install --quiet -r $(DRIFT_VENV)/requirements-other.txt
+	$(DRIFT_PY) -m pip install --quiet --no-deps -e .
+	$(DRIFT_PY) -m torchcourse.drift --out results/drift-$(TORCH).md -- $(PYTEST_ARGS) $(TEST_ARGS)
+
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .drift .pytest_cache

@@ -22,13 +22,17 @@ from torchcourse import colab
 from torchcourse.build import sources
 from torchcourse.course import ROOT
 from torchcourse.navigation import module_of
-from torchcourse.preflight import EXPECTED_TORCH
+from torchcourse.preflight import EXPECTED_TORCH, MINIMUM_TORCH, NEWEST_TESTED_TORCH
 
-# Runs the cell given as argv[1]; argv[2] is "local" or "colab". Prints one JSON line.
+# Runs the cell given as argv[1]; argv[2] is "local" or "colab"; argv[3], when given, is the
+# torch version the cell is made to see. Prints one JSON line.
 RUNNER = r"""
 import json, os, subprocess, sys, types
 
 mode, cell = sys.argv[2], open(sys.argv[1]).read()
+if len(sys.argv) > 3:
+    import torch
+    torch.__version__ = sys.argv[3]
 calls = []
 real_run = subprocess.run
 
@@ -66,12 +70,23 @@ print("RESULT " + json.dumps(result))
 """
 
 
-def run_cell(tmp_path: Path, cell: str, mode: str, env: dict[str, str]) -> tuple[dict, str]:
+def run_cell(
+    tmp_path: Path, cell: str, mode: str, env: dict[str, str], torch_version: str | None = None
+) -> tuple[dict, str]:
+    result, printed, _ = run_cell_stderr(tmp_path, cell, mode, env, torch_version)
+    return result, printed
+
+
+def run_cell_stderr(
+    tmp_path: Path, cell: str, mode: str, env: dict[str, str], torch_version: str | None = None
+) -> tuple[dict, str, str]:
+    """Like :func:`run_cell`, and also what the cell wrote to stderr."""
     (tmp_path / "cell.py").write_text(cell)
     (tmp_path / "runner.py").write_text(RUNNER)
     base = {k: v for k, v in os.environ.items() if not k.startswith("TORCHCOURSE_")}
+    fake = [torch_version] if torch_version else []
     proc = subprocess.run(
-        [sys.executable, str(tmp_path / "runner.py"), str(tmp_path / "cell.py"), mode],
+        [sys.executable, str(tmp_path / "runner.py"), str(tmp_path / "cell.py"), mode, *fake],
         cwd=tmp_path,
         env={**base, **env},
         capture_output=True,
@@ -81,7 +96,7 @@ def run_cell(tmp_path: Path, cell: str, mode: str, env: dict[str, str]) -> tuple
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     assert proc.returncode == 0 and lines, proc.stdout[-2000:] + proc.stderr[-2000:]
     printed = "\n".join(line for line in proc.stdout.splitlines() if not line.startswith("RESULT "))
-    return json.loads(lines[0][len("RESULT ") :]), printed
+    return json.loads(lines[0][len("RESULT ") :]), printed, proc.stderr
 
 
 @pytest.mark.parametrize("py", sources(), ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -98,7 +113,36 @@ def test_the_cells_name_the_runtime_and_the_pin():
     m03 = module_of(ROOT / "notebooks" / "03_strides.py")
     assert "T4 GPU" in colab.source(m07) and "torch.cuda.is_available()" in colab.source(m07)
     assert "CPU is enough" in colab.source(m03) and "cuda" not in colab.source(m03)
-    assert f'!= "{EXPECTED_TORCH}"' in colab.source(m03)
+    assert EXPECTED_TORCH in colab.source(m03)
+    # the torch check runs after the if/else, so in both branches, and prints nothing on stdout
+    assert colab.source(m03).rstrip().endswith("check_torch()")
+    assert colab.source(m03).index("else:") < colab.source(m03).index("check_torch()")
+
+
+@pytest.mark.parametrize("mode", ["local", "colab"])
+def test_another_torch_is_noted_on_stderr_only(tmp_path: Path, mode: str):
+    """On the pinned torch the cell is silent on stderr; on another supported release it says so
+    on stderr, with the range, and its stdout is the same as on the pinned torch."""
+    cell = colab.source(module_of(ROOT / "notebooks" / "03_strides.py"))
+    env = {"TORCHCOURSE_HOME": str(ROOT), "TORCHCOURSE_REPO": ROOT.as_uri()}  # Colab: already cloned
+    pinned, out_pinned, err_pinned = run_cell_stderr(tmp_path, cell, mode, env)
+    other, out_other, err_other = run_cell_stderr(tmp_path, cell, mode, env, torch_version=NEWEST_TESTED_TORCH)
+    assert pinned["error"] is None and other["error"] is None, (pinned, other)
+    assert pinned["calls"] == other["calls"] == []
+    assert out_pinned == out_other
+    assert "Note:" not in err_pinned
+    note = [line for line in err_other.splitlines() if line.startswith("Note:")]
+    assert len(note) == 1, err_other
+    assert f"torch {NEWEST_TESTED_TORCH}" in note[0] and f"made with torch {EXPECTED_TORCH}" in note[0]
+    assert f"supported range ({MINIMUM_TORCH} to {NEWEST_TESTED_TORCH})" in note[0]
+
+
+def test_a_torch_below_the_minimum_stops_the_cell_with_a_clear_error(tmp_path: Path):
+    cell = colab.source(module_of(ROOT / "notebooks" / "03_strides.py"))
+    result, printed = run_cell(tmp_path, cell, "local", {}, torch_version="2.1.0")
+    assert printed == colab.LOCAL_MESSAGE
+    assert result["error"].startswith("UnsupportedTorch: torch 2.1.0 is older than " + MINIMUM_TORCH)
+    assert f"pip install torch=={EXPECTED_TORCH}" in result["error"]
 
 
 def test_local_run_installs_nothing(tmp_path: Path):

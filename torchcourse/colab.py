@@ -6,8 +6,10 @@ Google Colab, where only the notebook is opened, it clones the course repository
 matplotlib) and puts it on the running kernel's path, so ``import torchcourse`` and
 ``data_path`` work as they do locally (the course's code uses no path relative to the current
 folder). It also says which Colab
-runtime the module wants, and warns when Colab's torch is not the version the stored outputs
-were made with.
+runtime the module wants. On both, it calls :func:`torchcourse.preflight.check_torch`, which
+writes a note to stderr when the running torch is not the one the stored outputs were made with
+(and whether it is in the supported range), and stops with an error naming what is missing when
+torch is older than the minimum: stdout, which the stored outputs keep, is the same on any torch.
 
 Where the repository is: ``[project.urls] Repository`` in ``pyproject.toml``, written into
 the cell by the build; the environment variable ``TORCHCOURSE_REPO`` overrides it (a fork, a
@@ -60,8 +62,6 @@ if "google.colab" in sys.modules:
     import os
     import subprocess
 
-    import torch
-
     home = os.environ.get("TORCHCOURSE_HOME", "{home}")
     repo = os.environ.get("TORCHCOURSE_REPO", "{repo}")
     if not os.path.isdir(home):
@@ -75,12 +75,17 @@ if "google.colab" in sys.modules:
         subprocess.run(pip, check=True)
     sys.path.insert(0, home)
     print("Colab: the course is in", home)
-    if torch.__version__.split("+")[0] != "{pin}":
-        print("Colab has torch", torch.__version__, "- the stored outputs were made with {pin}.")
 {gpu_check}else:
-    print("{local}")"""
+    print("{local}")
+# A note on stderr when this torch is not {pin} (the one the stored outputs were made with),
+# saying whether it is supported; an error naming what is missing when it is too old.
+from torchcourse.preflight import check_torch
+
+check_torch()"""
 
 GPU_CHECK = """\
+    import torch
+
     if not torch.cuda.is_available():
         print("No GPU in this runtime: Runtime > Change runtime type > T4 GPU, then run this cell again.")
 """
