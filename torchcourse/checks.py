@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import copy
 import importlib
+import math
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import torch
 
-from .compare import compare, describe, shares_memory
+from .compare import compare, describe
+from .rules import Case, IsCopy, IsView, Rule
 
 PASS, FAIL, TODO = "✓", "✗", "…"
 # The line every check prints starts with its mark and the exercise id: "✓ 01.3 ..."
@@ -54,6 +56,18 @@ class Exercise:
     inplace: bool = False
     # Extra rule on top of the comparison: (args, got) -> message or None.
     extra: Callable[[tuple, Any], str | None] | None = None
+    # The constraints the text states, one rule each (torchcourse.rules): memory, view/copy, no grad, ...
+    rules: Sequence[Rule] = ()
+    # The goal is a property, not the reference's exact values: (args, got) -> message or None
+    # replaces the comparison with the reference (the reference must still satisfy it).
+    property: Callable[[tuple, Any], str | None] | None = None
+    # True: tolerances come from the reference's own error against a float64 ground truth
+    # (the reference run on float64 copies of the inputs), so a more accurate answer never fails.
+    float64_truth: bool = False
+
+    def all_rules(self) -> list[Rule]:
+        implied: list[Rule] = [IsView()] if self.alias == "view" else [IsCopy()] if self.alias == "copy" else []
+        return implied + list(self.rules)
 
 
 class _Registry:
@@ -86,11 +100,37 @@ class _Registry:
 REGISTRY = _Registry()
 
 
+def _show(value: Any) -> str:
+    """A value as a learner wants to see it in a failing input: the numbers when there are few."""
+    if isinstance(value, torch.Tensor) and value.device.type != "meta" and 0 < value.numel() <= 6:
+        try:
+            numbers = value.detach().cpu().flatten().tolist()
+            return f"{describe(value)}, values {[round(v, 4) if isinstance(v, float) else v for v in numbers]}"
+        except Exception:
+            return describe(value)
+    return describe(value)
+
+
 def _case_text(i: int, args: tuple) -> str:
     if not args:
         return ""
-    shown = ", ".join(describe(a) for a in args[:3])
+    shown = ", ".join(_show(a) for a in args[:3])
     return f" (input #{i + 1}: {shown})"
+
+
+def _size(args: tuple) -> int:
+    """How big a case is, so that the first failing case reported is the smallest."""
+
+    def size(v: Any) -> int:
+        if isinstance(v, torch.Tensor):
+            return v.numel()
+        if isinstance(v, (list, tuple)):
+            return sum(size(x) for x in v)
+        if isinstance(v, dict):
+            return sum(size(x) for x in v.values())
+        return 0
+
+    return size(args)
 
 
 def _snapshot(args: tuple) -> tuple:
@@ -101,14 +141,91 @@ def _snapshot(args: tuple) -> tuple:
         return tuple(a.detach().clone() if isinstance(a, torch.Tensor) else copy.deepcopy(a) for a in args)
 
 
+def _plain_data(v: Any) -> bool:
+    """Tensors, numbers, strings and containers of them: values whose change a check can see."""
+    if isinstance(v, (torch.Tensor, int, float, complex, str, bytes, type(None))):
+        return True
+    if isinstance(v, (list, tuple)):
+        return all(_plain_data(x) for x in v)
+    if isinstance(v, dict):
+        return all(_plain_data(x) for x in v.values())
+    return False
+
+
+def _changed(a: Any, b: Any) -> bool:
+    if isinstance(a, torch.Tensor):
+        return compare(a, b, rtol=0, atol=0) is not None
+    if isinstance(a, (list, tuple, dict)) and _plain_data(b):
+        return compare(a, b, rtol=0, atol=0) is not None
+    return False
+
+
+def _to64(value: Any) -> Any:
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        return value.detach().to(torch.float64)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to64(v) for v in value)
+    return value
+
+
+def _float64_error(expected: Any, truth: Any) -> float:
+    """The reference's own largest error against the float64 ground truth."""
+    worst = 0.0
+    for e, t in zip(_flat(expected), _flat(truth)):
+        if isinstance(e, torch.Tensor) and isinstance(t, torch.Tensor) and e.is_floating_point() and e.numel():
+            diff = (e.detach().double() - t.detach().double()).abs()
+            diff = diff[~torch.isnan(diff)]
+            if diff.numel():
+                worst = max(worst, float(diff.max()))
+    return worst
+
+
+def _flat(value: Any) -> list:
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in _flat(v)]
+    return [value]
+
+
+def _compare_to_reference(ex: Exercise, args: tuple, got: Any, expected: Any) -> str | None:
+    if ex.property is not None:
+        return ex.property(args, got)
+    if not ex.float64_truth:
+        return compare(got, expected, rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype)
+    # shape, dtype and type against the reference; values against the float64 truth
+    msg = compare(got, expected, rtol=math.inf, atol=math.inf, check_dtype=ex.check_dtype)
+    if msg:
+        return msg
+    truth = ex.reference(*_to64(_snapshot(args)))
+    atol = max(ex.atol, 2 * _float64_error(expected, truth))
+    return compare(_to64(got), truth, rtol=ex.rtol, atol=atol, check_dtype=False)
+
+
+def _judge(rules: Sequence[Rule], case: Case, first: bool) -> str | None:
+    for rule in rules:
+        if not (first or rule.every_case):
+            continue
+        try:
+            msg = rule.judge(case)
+        except Exception as exc:  # a rule that cannot inspect an odd answer says so in one line
+            msg = f"could not inspect your result ({type(exc).__name__}: {exc})"
+        if msg:
+            return msg
+    return None
+
+
 def evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
-    """Run ``fn`` against ``ex`` and return ``(status, message)``; never raises."""
+    """Run ``fn`` against ``ex`` and return ``(status, message)``; never raises.
+
+    Cases run smallest first, so the input a failure message shows is the smallest failing one.
+    """
     if fn is None or not callable(fn):
         return FAIL, f"expected a function (pass the function itself, without calling it), got {describe(fn)}"
     try:
-        cases = list(ex.cases())
+        cases = sorted(ex.cases(), key=_size)
     except Exception as exc:  # a broken case generator is a course bug; still no traceback
         return FAIL, f"the check could not build its inputs ({type(exc).__name__}: {exc})"
+    rules = ex.all_rules()
+    early, late = [r for r in rules if r.early], [r for r in rules if not r.early]
     for i, args in enumerate(cases):
         ref_args, my_args = _snapshot(args), _snapshot(args)
         before = _snapshot(args)
@@ -128,6 +245,10 @@ def evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
             return FAIL, f"your function raised {type(exc).__name__}{': ' + text if text else ''}{_case_text(i, args)}"
         expected = ex.reference(*ref_args)
         where = _case_text(i, args)
+        case = Case(fn=fn, args=my_args, got=got, fresh=lambda args=args: _snapshot(args))
+        msg = _judge(early, case, i == 0)
+        if msg:
+            return FAIL, msg + where
         if ex.inplace:
             msg = compare(my_args[0], ref_args[0], rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype)
             if msg:
@@ -138,24 +259,17 @@ def evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
                     return FAIL, f"the input was changed correctly, but the return value is wrong: {msg}{where}"
         else:
             for k, (a, b) in enumerate(zip(my_args, before)):
-                if isinstance(a, torch.Tensor) and compare(a, b, rtol=0, atol=0) is not None:
+                if _changed(a, b):
                     return FAIL, (
                         f"your function changed its argument {k + 1} in place{where}; "
                         "leave inputs unchanged (use out-of-place operations or .clone())"
                     )
-            msg = compare(got, expected, rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype)
+            msg = _compare_to_reference(ex, my_args, got, expected)
             if msg:
                 return FAIL, msg + where
-        if ex.alias == "view" and not shares_memory(got, my_args[0]):
-            return (
-                FAIL,
-                f"the values are right but the result is a copy; return a view that shares the input's storage{where}",
-            )
-        if ex.alias == "copy" and shares_memory(got, my_args[0]):
-            return (
-                FAIL,
-                f"the result shares memory with the input (a view): writing to it would change the input{where}",
-            )
+        msg = _judge(late, case, i == 0)
+        if msg:
+            return FAIL, msg + where
         if ex.extra is not None:
             try:
                 msg = ex.extra(my_args, got)

@@ -168,16 +168,33 @@ def _compare(got: Any, exp: Any, rtol: float, atol: float, check_dtype: bool, wh
     return None if got == exp else f"{where}expected {describe(exp)}, got {describe(got)}"
 
 
+def _byte_range(t: torch.Tensor) -> tuple[int, int]:
+    """The half-open range of addresses ``[first, last + 1)`` that ``t``'s elements occupy."""
+    low = high = 0
+    for size, stride in zip(t.shape, t.stride()):
+        span = (size - 1) * stride
+        low, high = low + min(0, span), high + max(0, span)
+    start = t.data_ptr()
+    return start + low * t.element_size(), start + (high + 1) * t.element_size()
+
+
 def shares_memory(a: Any, b: Any) -> bool:
-    """True when two tensors use overlapping bytes of the same storage."""
+    """True when two tensors use overlapping bytes of memory.
+
+    Judged by the address ranges the elements span, not by storage start pointers: a view
+    built through NumPy (``torch.from_numpy(t.numpy()[:, -1])``) has its own storage object
+    but the same bytes, and two chunks of one storage that do not overlap share nothing.
+    (A range test: two interleaved strided views, such as ``t[::2]`` and ``t[1::2]``, count
+    as overlapping.)
+    """
     if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
         return False
     if a.device != b.device or a.device.type == "meta":
         return False
     try:
-        sa, sb = a.untyped_storage(), b.untyped_storage()
+        if a.numel() == 0 or b.numel() == 0:
+            return False
+        (a0, a1), (b0, b1) = _byte_range(a), _byte_range(b)
     except Exception:
         return False
-    if sa.data_ptr() != sb.data_ptr() or sa.nbytes() == 0:
-        return False
-    return True
+    return a0 < b1 and b0 < a1

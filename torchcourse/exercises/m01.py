@@ -69,6 +69,10 @@ def _table_cases():
         (randn(150, 4, seed=111) * scale + shift,),
         (randn(20, 3, seed=112, dtype=torch.float64) * 2 + 1,),
         (randn(7, 2, seed=113),),
+        (randn(4, 9, seed=114) * 1000 + 1e4,),  # wide (more columns than rows), far from 0
+        (randn(2, 1, seed=115),),  # two rows: the smallest table with a std
+        (randn(3, 5, seed=116).T * 3,),  # transposed: not contiguous
+        (randn(30, 2, seed=117, dtype=torch.float16),),
     ]
 
 
@@ -137,6 +141,7 @@ EXERCISES = [
         "Normalise the columns of a table",
         standardise_columns,
         cases=_table_cases,
+        float64_truth=True,  # a float64-then-cast or std_mean answer is more accurate than the reference
         hints=[
             "One mean and one std per column: reduce down the rows, with dim=0.",
             "table.mean(dim=0) has one value per column; broadcasting subtracts it from every row. "
@@ -146,6 +151,7 @@ EXERCISES = [
             lambda t: (t - t.mean()) / t.std(),
             lambda t: (t - t.mean(dim=1, keepdim=True)) / t.std(dim=1, keepdim=True),
             lambda t: (t - t.mean(dim=0)) / t.std(dim=0, correction=0),
+            lambda t: (t - t.mean(dim=0)) / t.std(dim=0, keepdim=True).T,  # per-row std: rejected on a wide table
         ],
     ),
     Exercise(

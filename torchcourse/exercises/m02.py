@@ -6,6 +6,7 @@ import numpy as np
 import torch
 
 from ..checks import Exercise
+from ..rules import NoGradHistory
 from ._inputs import randint, randn
 
 
@@ -87,13 +88,22 @@ EXERCISES = [
             (randn(3, 4, seed=1),),
             (randn(5, 2, seed=2, dtype=torch.float64),),
             (randint(0, 9, 4, 1, seed=3),),
+            (randn(4, 3, seed=11).T,),  # transposed: not contiguous
+            (randn(0, 3, seed=12),),  # no rows
+            (randn(1, 1, seed=13, dtype=torch.float16),),
         ],
         alias="view",
         hints=[
             "Basic slicing (integers, ':' and ranges) returns a view; a negative index counts from the end.",
             "t[:, j] is column j. Indexing with a list, t[:, [j]], copies.",
         ],
-        wrong=[lambda t: t[:, -1].clone(), lambda t: t[-1], lambda t: t[:, [-1]]],
+        wrong=[
+            lambda t: t[:, -1].clone(),
+            lambda t: t[-1],
+            lambda t: t[:, [-1]],
+            lambda t: t.T[-1].contiguous(),
+            lambda t: t[:, t.shape[1] - 1 : t.shape[1]].reshape(-1).clone(),
+        ],
     ),
     Exercise(
         "02.2",
@@ -103,13 +113,17 @@ EXERCISES = [
             (randn(4, seed=4),),
             (randn(2, 3, seed=5, dtype=torch.float64),),
             (randint(0, 9, 3, 3, seed=6),),
+            (randn(3, 2, seed=14).requires_grad_(),),  # a leaf that requires grad: the copy must not
+            (randn(4, 3, seed=15, dtype=torch.float16).T,),
+            (randn(0, seed=16),),
         ],
         alias="copy",
+        rules=[NoGradHistory()],
         hints=[
             "A view and detach() share the input's storage: a write into them changes the input.",
             "clone() copies the numbers into a new storage; detach() first drops autograd history.",
         ],
-        wrong=[lambda t: t.detach(), lambda t: t.view_as(t), lambda t: t[:]],
+        wrong=[lambda t: t.detach(), lambda t: t.view_as(t), lambda t: t[:], lambda t: t.clone()],
     ),
     Exercise(
         "02.3",

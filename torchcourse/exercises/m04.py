@@ -8,6 +8,7 @@ from __future__ import annotations
 import torch
 
 from ..checks import Exercise
+from ..rules import below_bytes_per_element
 from ._inputs import generator, randint, randn
 
 SIGNED = (torch.int8, torch.int16, torch.int32, torch.int64)
@@ -110,7 +111,19 @@ def _gene_cases():
         (randint(1, 25, 6, 1000, seed=55, dtype=torch.int8),),
         (randint(1, 25, 12, 700, seed=56, dtype=torch.int8),),
         (randint(1, 25, 3, 40, seed=57, dtype=torch.int8),),
+        (randint(1, 25, 1000, 5, seed=58, dtype=torch.int8).T,),  # transposed: not contiguous
+        (torch.full((2, 1000), 24, dtype=torch.int8),),  # the largest totals: 24,000
+        (torch.ones(0, 30, dtype=torch.int8),),  # no chromosome
+        (torch.ones(4, 0, dtype=torch.int8),),  # no gene: totals 0
+        (randint(1, 25, 1, 1, seed=59, dtype=torch.int8),),
     ]
+
+
+_NO_INT64_COPY = below_bytes_per_element(
+    8,
+    "your function needed {measured} bytes at its peak, as much as an int64 copy of the genes (8 bytes a gene): "
+    "ask sum for the small dtype directly, sum(dim=1, dtype=...), instead of casting an int64 result",
+)
 
 
 def _measurement_cases():
@@ -230,6 +243,7 @@ EXERCISES = [
         "Gene totals in int16",
         gene_totals,
         cases=_gene_cases,
+        rules=[_NO_INT64_COPY],
         hints=[
             "genes.sum(dim=1) returns int64: correct totals, but 4x the bytes you need (after an 8x copy).",
             "The largest total is 24 x 1000 = 24,000. Which dtype holds it? Pass it as sum(..., dtype=...).",
@@ -238,6 +252,7 @@ EXERCISES = [
             lambda genes: genes.sum(dim=1),
             lambda genes: genes.sum(dim=1, dtype=torch.int8),
             lambda genes: genes.sum(dim=0, dtype=torch.int16),
+            lambda genes: genes.sum(dim=1).to(torch.int16),  # right numbers, after the int64 copy
         ],
     ),
     Exercise(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import torch
 
 from ..checks import Exercise
+from ..rules import NewObject
 from ._inputs import randint, randn
 
 
@@ -86,7 +87,16 @@ def _batch_cases():
         ({"x": randn(4, 3, seed=90), "y": randint(0, 3, 4, seed=91), "step": 7, "name": "batch-0"}, "meta"),
         ({"image": randn(2, 1, 3, 3, seed=92), "index": 12}, "cpu"),
         ({"a": randn(5, seed=93, dtype=torch.float64), "b": randn(2, 2, seed=94)}, "meta"),
+        ({}, "meta"),  # an empty batch: still a new dict
+        ({"only": "text", "n": 3}, "cpu"),  # nothing to move
     ]
+
+
+def _batch_to_in_place(batch, device):
+    for k, v in batch.items():
+        if isinstance(v, torch.Tensor):
+            batch[k] = v.to(device)
+    return batch
 
 
 def _pack_cases():
@@ -176,6 +186,7 @@ EXERCISES = [
         "Move a batch dictionary",
         batch_to,
         cases=_batch_cases,
+        rules=[NewObject(what="dict")],
         hints=[
             "Build a new dict with a comprehension over batch.items().",
             "Only tensors have .to(): check isinstance(value, torch.Tensor) and keep other values as they are.",
@@ -183,6 +194,7 @@ EXERCISES = [
         wrong=[
             lambda batch, device: {k: v.to(device) for k, v in batch.items()},
             lambda batch, device: batch,
+            _batch_to_in_place,  # the right values, but in the caller's dict
             lambda batch, device: {k: v.to(device) for k, v in batch.items() if isinstance(v, torch.Tensor)},
         ],
     ),

@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from ..checks import Exercise
+from ..rules import Rule
 from ._inputs import randn
 
 # ---------------------------------------------------------------------------- 08.1
@@ -70,7 +71,7 @@ class _Standardise(nn.Module):
 def _inspect_with(cls):
     def inspect_standardise(data, x):
         m = cls(data)
-        return {"output": m(x), "buffers": dict(m.named_buffers())}
+        return {"output": m(x), "buffers": dict(m.named_buffers()), "saved": sorted(m.state_dict())}
 
     return inspect_standardise
 
@@ -97,6 +98,30 @@ class _StandardiseBiased(_Standardise):
         nn.Module.__init__(self)
         self.mean = nn.Buffer(data.mean(dim=0))
         self.std = nn.Buffer(data.std(dim=0, correction=0))
+
+
+class _StandardiseNotSaved(_Standardise):
+    def __init__(self, data):
+        nn.Module.__init__(self)
+        self.register_buffer("mean", data.mean(dim=0), persistent=False)
+        self.register_buffer("std", data.std(dim=0), persistent=False)
+
+
+class _StandardiseSaved(Rule):
+    """08.3 says the statistics "must be saved": both names are in state_dict()."""
+
+    name = "saved in state_dict"
+    early = True
+
+    def judge(self, case):
+        saved = case.got.get("saved") if isinstance(case.got, dict) else None
+        if isinstance(saved, list) and not {"mean", "std"} <= set(saved):
+            missing = sorted({"mean", "std"} - set(saved))
+            return (
+                f"state_dict() does not hold {' and '.join(missing)}, so it would not be saved: register it as a "
+                "persistent buffer (the default; not persistent=False)"
+            )
+        return None
 
 
 def _standardise_cases():
@@ -289,6 +314,7 @@ EXERCISES = [
         "Statistics as buffers",
         inspect_standardise,
         cases=_standardise_cases,
+        rules=[_StandardiseSaved()],
         hints=[
             "The mean and the std are state, not trainable: register them as buffers "
             "(nn.Buffer or self.register_buffer), named mean and std.",
@@ -298,6 +324,7 @@ EXERCISES = [
             _inspect_with(_StandardisePlain),
             _inspect_with(_StandardiseParameters),
             _inspect_with(_StandardiseBiased),
+            _inspect_with(_StandardiseNotSaved),
         ],
     ),
     Exercise(

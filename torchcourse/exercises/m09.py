@@ -8,6 +8,8 @@ import types
 import torch
 
 from ..checks import Exercise
+from ..compare import describe
+from ..rules import MemoryLimit
 from ._inputs import generator, randn
 
 # --- 09.1 ------------------------------------------------------------------------------
@@ -36,6 +38,63 @@ def _accepted_by_torch_compile(args, got):
     except Exception as exc:  # noqa: BLE001 - any rejection is the learner's to see
         return f"torch.compile rejects these arguments ({type(exc).__name__}: {str(exc).splitlines()[0]})"
     return None
+
+
+# What each goal needs, as effective settings (a mode stands for the inductor options it sets,
+# torch._inductor.list_mode_options): any dict that sets them, and nothing more, is right, so
+# {"options": {"triton.cudagraphs": True}} answers the CUDA-graphs goal as well as the mode does.
+_NEEDS = {
+    GOALS[0]: ({"dynamic": False},),
+    GOALS[1]: ({"fullgraph": True},),
+    GOALS[2]: ({"triton.cudagraphs": True},),
+    GOALS[3]: ({"max_autotune": True}, {"max_autotune_gemm": True}),
+    GOALS[4]: ({"backend": "eager"},),
+}
+_ALSO_FINE = {GOALS[3]: {"coordinate_descent_tuning", "max_autotune", "max_autotune_gemm"}}
+_DEFAULTS = {"dynamic": None, "fullgraph": False, "backend": "inductor", "disable": False}
+
+
+def _effective_settings(kwargs):
+    """torch.compile keyword arguments as the settings they amount to (defaults dropped)."""
+    settings = {}
+    for key, value in kwargs.items():
+        if key == "mode":
+            if value not in (None, "default"):
+                settings.update(torch._inductor.list_mode_options(value))
+        elif key == "options":
+            settings.update(value or {})
+        elif _DEFAULTS.get(key, object()) != value:
+            settings[key] = value
+    return {k: v for k, v in settings.items() if v not in (False, None) or k in ("dynamic",)}
+
+
+def _goal_met(args, got):
+    (goal,) = args
+    if not isinstance(got, dict):
+        return f"return a dict of keyword arguments for torch.compile, got {describe(got)}"
+    try:
+        settings = _effective_settings(got)
+    except Exception as exc:  # noqa: BLE001 - an unknown mode or a non-dict options
+        return (
+            f"torch.compile cannot use {got!r} ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+        )
+    needs = next((n for n in _NEEDS[goal] if all(settings.get(k, object()) == v for k, v in n.items())), None)
+    if needs is None:
+        return f"{got!r} does not {goal}"
+    if goal == GOALS[3] and settings.get("triton.cudagraphs"):
+        return f"{got!r} also turns on CUDA graphs; the goal is to autotune without them"
+    extra = sorted(set(settings) - set(needs) - _ALSO_FINE.get(goal, set()))
+    if extra:
+        return f"{got!r} also sets {', '.join(extra)}, which this goal does not need; return only what it needs"
+    return None
+
+
+def _options_kwargs(goal):
+    """Right, written with options= instead of a mode where a mode is the reference's answer."""
+    return {
+        GOALS[2]: {"options": {"triton.cudagraphs": True}},
+        GOALS[3]: {"options": {"max_autotune": True}},
+    }.get(goal, compile_kwargs(goal))
 
 
 def _wrong_kwargs_underscore(goal):
@@ -146,7 +205,31 @@ def pi_chunked(x, y, chunk):
 
 
 def _chunk_cases():
-    return [(x, y, chunk) for (x, y), chunk in zip(_uniform_pairs(), (300, 1024, 1000))]
+    cases = [(x, y, chunk) for (x, y), chunk in zip(_uniform_pairs(), (300, 1024, 1000))]
+    g = generator(98)
+    cases.append((torch.rand(3000, generator=g), torch.rand(3000, generator=g), 128))
+    cases.append((torch.rand(5, generator=g), torch.rand(5, generator=g), 1))  # chunks of one sample
+    return cases
+
+
+def _chunk_limit(args):
+    """A temporary longer than ``chunk`` is at least ``4 * (chunk + 1)`` bytes in float32; allow a
+    float64 temporary of ``chunk`` samples (8 bytes each), no more. Judged where the samples are
+    more than twice as long as a chunk, so an unchunked float32 temporary cannot hide under it."""
+    x, _, chunk = args
+    return 8 * chunk if isinstance(x, torch.Tensor) and x.numel() > 2 * chunk else None
+
+
+_CHUNKED = MemoryLimit(
+    limit=_chunk_limit,
+    measure="largest",
+    message="your function built a temporary of {measured} bytes, longer than one chunk of samples: "
+    "work through x and y in slices x[start : start + chunk] and add up the counts",
+)
+
+
+def _pi_unchunked(x, y, chunk):
+    return 4 * ((x * x + y * y) <= 1).float().mean()
 
 
 def _pi_chunked_drop_tail(x, y, chunk):
@@ -177,13 +260,19 @@ EXERCISES = [
         "The right torch.compile arguments (warm-up)",
         compile_kwargs,
         cases=lambda: [(goal,) for goal in GOALS],
+        property=_goal_met,
         extra=_accepted_by_torch_compile,
         hints=[
             "torch._inductor.list_mode_options() lists the modes and the options each one sets.",
             "fullgraph=True turns a graph break into an error; backend='eager' runs the captured graph "
             "without code generation; modes are spelt with hyphens.",
         ],
-        wrong=[_wrong_kwargs_underscore, _wrong_kwargs_full_autotune, _wrong_kwargs_dynamic_for_breaks],
+        wrong=[
+            _wrong_kwargs_underscore,
+            _wrong_kwargs_full_autotune,
+            _wrong_kwargs_dynamic_for_breaks,
+            lambda goal: {**compile_kwargs(goal), "fullgraph": True},  # more than each goal needs
+        ],
     ),
     Exercise(
         "09.2",
@@ -265,6 +354,7 @@ EXERCISES = [
         "Monte Carlo π in chunks (stretch)",
         pi_chunked,
         cases=_chunk_cases,
+        rules=[_CHUNKED],
         extra=_scalar_float32,
         hints=[
             "range(0, n, chunk) gives the start of every chunk, the last one possibly shorter; "
@@ -272,6 +362,6 @@ EXERCISES = [
             "Add up the *counts* of points inside (exact integers) and divide once by n at the end: "
             "averaging per-chunk means weights a short last chunk wrongly.",
         ],
-        wrong=[_pi_chunked_drop_tail, _pi_chunked_mean_of_means],
+        wrong=[_pi_chunked_drop_tail, _pi_chunked_mean_of_means, _pi_unchunked],
     ),
 ]

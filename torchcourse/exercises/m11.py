@@ -14,6 +14,7 @@ import torch
 
 from ..checks import Exercise
 from ..compiletools import captured_logs
+from ..rules import Graph
 from ._inputs import randn
 
 
@@ -237,6 +238,7 @@ EXERCISES = [
         "Both branches in the graph with torch.cond",
         share_or_shift,
         cases=_cond_cases,
+        rules=[Graph(contains=("cond",), how="pick the branch with torch.cond(pred, true_fn, false_fn, (x,))")],
         hints=[
             "torch.cond(pred, true_fn, false_fn, operands) calls true_fn(*operands) or false_fn(*operands).",
             "Write the two branches as small functions (or lambdas) of x and pass (x,) as the operands; "
@@ -246,6 +248,7 @@ EXERCISES = [
             one_graph(_share_or_shift_if),
             lambda x: torch.cond(x.sum() > 0, lambda x: x - x.min(), lambda x: x / x.sum(), (x,)),
             lambda x: torch.cond(x.sum() > 0, lambda x: x / x.sum(), lambda x: x - x.max(), (x,)),
+            one_graph(lambda x: torch.where(x.sum() > 0, x / x.sum(), x - x.min())),  # one graph, but no cond
         ],
     ),
     Exercise(

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from ..checks import Exercise
+from ..compare import describe
 from ..workloads import kmeans as km
 from ._inputs import generator, randn
 
@@ -87,7 +88,56 @@ def linear_scores(means):
 
 
 def _scores_cases():
-    return [(randn(2, 2, seed=7) * 5,), (randn(3, 2, seed=8, dtype=torch.float64),), (randn(4, 3, seed=9),)]
+    return [
+        (randn(2, 2, seed=7) * 5,),
+        (randn(3, 2, seed=8, dtype=torch.float64),),
+        (randn(4, 3, seed=9),),
+        (randn(1, 3, seed=10),),  # one mean: every point is nearest to it
+        (randn(5, 1, seed=11) * 3,),  # points on a line
+        (torch.tensor([[0.0, 0.0], [4.0, 1.0], [1.0, 5.0]]),),  # asymmetric: W = means (not .T) fails
+    ]
+
+
+def _nearest_mean_property(args, got):
+    """12.5 defines its goal by a property: (X @ W + c).argmax(dim=1) is the nearest mean of each
+    row of X. Any (W, c) that does that passes (e.g. twice the reference's W and c)."""
+    (means,) = args
+    k, d = means.shape
+    if not (isinstance(got, (tuple, list)) and len(got) == 2):
+        return f"return a pair (W, c), got {describe(got)}"
+    W, c = got
+    for name, t, shape in (("W", W, (d, k)), ("c", c, (k,))):
+        if not isinstance(t, torch.Tensor):
+            return f"{name} should be a tensor of shape {shape}, got {describe(t)}"
+        if tuple(t.shape) != shape:
+            return f"{name} should have shape {shape} (means has shape {(k, d)}), got {tuple(t.shape)}"
+    g = generator(1205)
+    m64 = means.detach().double()
+    spread = float(m64.std()) if m64.numel() > 1 else 1.0
+    X64 = torch.cat(
+        [
+            m64[torch.randint(0, k, (200,), generator=g)]
+            + torch.randn(200, d, generator=g, dtype=torch.float64) * spread,
+            torch.randn(50, d, generator=g, dtype=torch.float64) * 10 * (spread + 1),  # far away
+        ]
+    )
+    dist = ((X64[:, None, :] - m64[None]) ** 2).sum(-1)
+    nearest = dist.argmin(1)
+    two = dist.topk(min(2, k), dim=1, largest=False).values
+    clear = (two[:, -1] - two[:, 0]) > 1e-3 * (1 + two[:, 0]) if k > 1 else torch.ones(len(X64), dtype=torch.bool)
+    try:
+        picked = (X64.to(means.dtype) @ W.detach().to(means.dtype) + c.detach().to(means.dtype)).argmax(dim=1)
+    except Exception as exc:  # noqa: BLE001
+        return f"(X @ W + c) failed with your W and c ({type(exc).__name__}: {exc})"
+    bad = (clear & (picked != nearest)).nonzero().flatten()
+    if bad.numel():
+        i = int(bad[0])
+        point = [round(v, 3) for v in X64[i].tolist()]
+        return (
+            f"(X @ W + c).argmax(dim=1) picks mean {int(picked[i])} for {bad.numel()} of {int(clear.sum())} test "
+            f"points, e.g. the point {point}, whose nearest mean is {int(nearest[i])}"
+        )
+    return None
 
 
 # --- 12.6 into a reused int8 buffer (in place) ------------------------------------------------
@@ -181,6 +231,7 @@ EXERCISES = [
         "Linear scores instead of distances",
         linear_scores,
         cases=_scores_cases,
+        property=_nearest_mean_property,
         hints=[
             "|x - m|^2 = |x|^2 - 2 x.m + |m|^2, and |x|^2 is the same for every mean.",
             "So the nearest mean maximises x.m_j - |m_j|^2 / 2: W = means.T (shape (d, k)), "
@@ -190,6 +241,8 @@ EXERCISES = [
             lambda means: (means, -0.5 * (means * means).sum(dim=1)),
             lambda means: (means.T, -(means * means).sum(dim=1)),
             lambda means: (means.T, 0.5 * (means * means).sum(dim=1)),
+            lambda means: (means.T, torch.zeros(means.shape[0])),  # drops |m|²/2: wrong for unequal norms
+            lambda means: (means.T.reshape(means.shape[1], -1), -0.5 * (means * means).sum(dim=0)),
         ],
     ),
     Exercise(

@@ -7,6 +7,7 @@ import math
 import torch
 
 from ..checks import Exercise
+from ..rules import below_bytes_per_element
 from ..workloads import ga
 from ._inputs import generator, randint, randn
 
@@ -58,7 +59,17 @@ def _gene_cases():
         (ga.gene_population(3, 200, seed=2),),
         (ga.gene_population(1, 7, seed=3),),
         (full,),
+        (ga.gene_population(300, 4, seed=4).T,),  # transposed: not contiguous
+        (torch.ones(0, 9, dtype=torch.int8),),
+        (torch.ones(3, 0, dtype=torch.int8),),
     ]
+
+
+_NO_INT64_COPY = below_bytes_per_element(
+    8,
+    "your function needed {measured} bytes at its peak, as much as an int64 copy of the population "
+    "(8 bytes a gene): pass the accumulator type to sum, sum(dim=1, dtype=...), instead of casting afterwards",
+)
 
 
 def _points(rows):
@@ -157,6 +168,7 @@ EXERCISES = [
         "Gene sums without the int64 copy",
         gene_sums,
         cases=_gene_cases,
+        rules=[_NO_INT64_COPY],
         hints=[
             "Sum along the genes, dim=1, one number per chromosome.",
             "sum accepts dtype=: the accumulator (and the result) type. The largest sum is 24 × 1000: "
@@ -166,6 +178,7 @@ EXERCISES = [
             lambda population: population.sum(dim=1),
             lambda population: population.sum(dim=1, dtype=torch.int8),
             lambda population: population.sum(dim=0, dtype=torch.int32),
+            lambda population: population.sum(dim=1).to(torch.int32),  # right numbers, after the int64 copy
         ],
     ),
     Exercise(

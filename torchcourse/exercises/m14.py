@@ -117,7 +117,25 @@ def _newton_cases():
         ),
         (lambda E: E - 0.5 * torch.sin(E) - M, torch.full((7,), math.pi, dtype=torch.float64), 8),
         (lambda x: torch.cos(x) - x, torch.tensor([0.5, 1.0], dtype=torch.float64), 3),
+        # far from the root: after 3 steps the iterate is still moving, so one step more or less shows
+        (lambda x: x**3 - 2, torch.tensor([10.0, -4.0], dtype=torch.float64), 3),
+        (lambda x: x**3 - 2, torch.tensor([10.0], dtype=torch.float64), 1),
+        (lambda x: x**3 - 2, torch.tensor([3.0], dtype=torch.float64), 0),  # no step: x0 itself
+        (lambda x: torch.cos(x) - x, torch.tensor([3.0, -2.0], dtype=torch.float64, requires_grad=True), 2),
     ]
+
+
+def _newton_until_converged(g, x0, steps):
+    x = x0.detach()
+    for _ in range(100):
+        x = x.detach().requires_grad_()
+        gx = g(x)
+        (dg,) = torch.autograd.grad(gx.sum(), x)
+        step = (gx / dg).detach()
+        x = (x - step).detach()
+        if step.abs().max() < 1e-12:
+            break
+    return x
 
 
 def _penalty_cases():
@@ -218,6 +236,8 @@ EXERCISES = [
             lambda g, x0, steps: newton(g, x0, 1),
             lambda g, x0, steps: x0 - g(x0),
             lambda g, x0, steps: newton(g, x0, steps).requires_grad_(),
+            lambda g, x0, steps: newton(g, x0, steps + 1),  # one step too many
+            _newton_until_converged,  # ignores steps
         ],
     ),
     Exercise(
