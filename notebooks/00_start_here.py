@@ -25,8 +25,6 @@ if "google.colab" in sys.modules:
     import os
     import subprocess
 
-    import torch
-
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
@@ -40,10 +38,16 @@ if "google.colab" in sys.modules:
         subprocess.run(pip, check=True)
     sys.path.insert(0, home)
     print("Colab: the course is in", home)
-    if torch.__version__.split("+")[0] != "2.13.0":
-        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
 else:
     print("Local run: nothing to install.")
+# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+# saying whether it is supported; an error naming what is missing when it is too old.
+from torchcourse.preflight import check_torch
+
+check_torch()
+
+# %% [markdown] tags=["outputs-stamp"]
+# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
 
 # %% [markdown]
 # # 00 · Start here
@@ -106,17 +110,18 @@ print(f"Hello, {greeting}!")
 # %% [markdown]
 # Because the kernel remembers everything, running cells out of order can leave it in a
 # state no reader can reproduce. When in doubt use **Kernel → Restart Kernel and Run All
-# Cells**: every notebook in this course runs top to bottom in under 90 seconds on a
-# 2-core laptop CPU, and the course's tests run each one exactly that way.
+# Cells**: every notebook of the course is made to run top to bottom that way, in under
+# 90 seconds on a 2-core laptop CPU.
 
 # %% [markdown]
 # ## The preflight: is this machine ready?
 #
-# The preflight reports your Python and PyTorch versions, the devices PyTorch can see,
-# whether `torch.compile` works here (it compiles a tiny function to find out), free memory
-# and a measured memory bandwidth. Lines marked `!` are notes, not errors: without a GPU,
-# for instance, the GPU cells of the course say what they skipped and carry on. The same
-# report runs from a terminal with `python -m torchcourse.preflight`.
+# The preflight reports your Python and PyTorch versions, your CPU cores and the GPUs it
+# finds, whether `torch.compile` works here (it compiles a tiny function to find out), free
+# memory and a measured copy bandwidth. Lines marked `✓` passed; lines marked `!` are notes,
+# not errors: without a GPU, for instance, the GPU cells of the course say what they skipped
+# and carry on. Only a `✗` line stops the course. The same report runs from a terminal with
+# `python -m torchcourse.preflight`.
 #
 # The report depends on your machine, so its output differs from the one stored here; the
 # line after it is what must hold everywhere.
@@ -142,11 +147,17 @@ print("The course can run here:", can_run)
 # %%
 import torch
 
+from torchcourse import claim
+
 t = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 print(t)
 print("shape:", t.shape, "| dtype:", t.dtype, "| device:", t.device)
+claim(t.dtype == torch.float32, "a tensor built from Python floats gets the default dtype, float32")
 
 # %% [markdown]
+# (`claim` is the course's way of tying a sentence to the output: it prints `checked:` and
+# the sentence when this run supports it, and stops with an error when it does not.)
+#
 # `t.shape` is a `torch.Size`, which is a tuple. `t.dim()` counts dimensions and
 # `t.numel()` counts elements. Arithmetic works element by element, and reductions such
 # as `sum` can run over one dimension (`dim=0` sums down the columns):
@@ -157,8 +168,9 @@ print("t * 10 =", t * 10)
 print("column sums:", t.sum(dim=0))
 
 # %% [markdown]
-# Code in this course never hard-codes a device. It asks once for the best one (CUDA,
-# then Apple's MPS, then the CPU) and creates tensors there:
+# Code in this course never hard-codes a device. It asks once for the best one with the
+# course's `pick_device()` (a GPU when there is one, else the CPU), creates tensors there,
+# and the results stay on that device:
 
 # %%
 from torchcourse import describe_device, pick_device
@@ -166,10 +178,24 @@ from torchcourse import describe_device, pick_device
 device = pick_device()
 x = torch.linspace(0, 2 * torch.pi, 200, device=device)
 y = torch.sin(x) * torch.exp(-x / 4)
-print("computed on:", y.device.type in {"cpu", "cuda", "mps"})
+print("computed on the chosen device:", y.device.type == device.type)
+claim(y.device == x.device, "the result of an operation lives on the device of its inputs")
+
+# %% [markdown]
+# PyTorch's own device-agnostic API for the same question is `torch.accelerator`:
+# `torch.accelerator.is_available()` says whether an accelerator (a CUDA or ROCm GPU, Apple's
+# MPS, Intel's XPU, ...) can be used, and `torch.accelerator.current_accelerator(check_available=True)`
+# names it, or returns `None` when none can be used (without the argument it names the
+# accelerator this build of PyTorch was made for, even on a machine without that device). Module 07 uses it in depth. What this machine
+# has (the output depends on the machine):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+print("torch.accelerator.is_available():", torch.accelerator.is_available())
+print(
+    "torch.accelerator.current_accelerator(check_available=True):",
+    torch.accelerator.current_accelerator(check_available=True),
+)
 print("this machine's device:", describe_device(device))
 
 # %% [markdown]
@@ -284,10 +310,21 @@ torch.ones(2, device="meta") + torch.ones(2)
 
 # %% [markdown]
 # **Integer tensors and `mean`.** `torch.tensor([1, 2, 3])` holds integers (`int64`), and
-# an average of integers is not an integer, so PyTorch refuses rather than guess:
+# an average of integers is not an integer, so PyTorch refuses rather than guess. The error
+# is a `RuntimeError` (newer releases raise `NotImplementedError`, a kind of `RuntimeError`),
+# whose message (`mean(): could not infer output dtype ...`) asks for a floating point
+# dtype. The cell catches it and prints both facts:
 
-# %% tags=["raises-exception"]
-torch.tensor([1, 2, 3]).mean()
+# %%
+try:
+    torch.tensor([1, 2, 3]).mean()
+except RuntimeError as err:
+    print(
+        "a RuntimeError:",
+        isinstance(err, RuntimeError),
+        "| it asks for a floating point dtype:",
+        "floating point" in str(err),
+    )
 
 # %% [markdown]
 # Fix: say what you want, `torch.tensor([1, 2, 3]).float().mean()` or
@@ -304,6 +341,16 @@ print(torch.tensor([1, 2, 3]).float().mean())
 # * The preflight (`python -m torchcourse.preflight`) tells what your machine can do.
 # * A tensor has a `shape`, a `dtype` and a `device`; pick the device once, with `pick_device()`.
 # * `check(id, fn)` prints `✓`, a specific `✗`, or `…`; `hint(id)` gives one hint at a time.
+# * `claim(condition, sentence)` prints `checked:` when this run supports the sentence.
+
+# %% [markdown]
+# ## Further reading
+#
+# * [Tensor Attributes](https://pytorch.org/docs/2.0/tensor_attributes.html): `dtype`,
+#   `device` and `layout`, the three attributes every tensor carries.
+# * [`torch.accelerator.current_accelerator`](https://docs.pytorch.org/docs/stable/generated/torch.accelerator.current_accelerator.html)
+#   and [`torch.accelerator.is_available`](https://pytorch.org/docs/stable/generated/torch.accelerator.is_available.html):
+#   the device-agnostic way to find the accelerator.
 
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/00_start_here.ipynb](../exercises/00_start_here.ipynb) ·

@@ -25,8 +25,6 @@ if "google.colab" in sys.modules:
     import os
     import subprocess
 
-    import torch
-
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
@@ -40,10 +38,16 @@ if "google.colab" in sys.modules:
         subprocess.run(pip, check=True)
     sys.path.insert(0, home)
     print("Colab: the course is in", home)
-    if torch.__version__.split("+")[0] != "2.13.0":
-        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
 else:
     print("Local run: nothing to install.")
+# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+# saying whether it is supported; an error naming what is missing when it is too old.
+from torchcourse.preflight import check_torch
+
+check_torch()
+
+# %% [markdown] tags=["outputs-stamp"]
+# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
 
 # %% [markdown]
 # # 01 · From data to tensors
@@ -75,7 +79,7 @@ import numpy as np
 import torch
 from matplotlib_inline.backend_inline import set_matplotlib_formats
 
-from torchcourse import data_path
+from torchcourse import claim, data_path
 
 set_matplotlib_formats("jpeg", pil_kwargs={"quality": 85})  # photos: JPEG keeps this notebook small
 
@@ -179,8 +183,8 @@ print("features:", tuple(features.shape), features.dtype, "| labels:", tuple(lab
 print("species:", species, "| rows per class:", torch.bincount(labels).tolist())
 
 # %% [markdown]
-# The columns live on different scales: petal width is a few tenths of a cm, sepal length
-# several cm. Many computations (distances, gradient descent) go better when every column
+# The columns live on different scales: petal width averages about 1 cm, sepal length about
+# 6 cm (the column means printed below). Many computations (distances, gradient descent) go better when every column
 # has mean 0 and standard deviation 1. Reducing with `dim=0` goes **down** the rows, giving one
 # number per column, and broadcasting subtracts it from every row:
 
@@ -241,7 +245,8 @@ print(repr(decoded), decoded == text[:31])
 print("id of 'T':", stoi["T"], "| id of 'e':", stoi["e"])
 
 # %% [markdown]
-# An id is a label, not a quantity: `"e"` (id 26 here) is not "more" than `"T"` (id 19). A **one-hot**
+# An id is a label, not a quantity: `"e"` (the larger id printed above) is not "more" than
+# `"T"`. A **one-hot**
 # vector says "which one" without an order: a row of zeros with a single 1 at the id.
 # `torch.nn.functional.one_hot` builds one row per character:
 
@@ -257,15 +262,18 @@ print(
     "| argmax gives the ids back:",
     torch.equal(onehot.argmax(dim=1), ids),
 )
+id_bytes, onehot_bytes = ids.numel() * ids.element_size(), onehot.numel() * onehot.element_size()
+print(f"memory: ids {id_bytes:,} B, one-hot {onehot_bytes:,} B, {onehot_bytes / id_bytes:.0f} times as much")
 
 # %% [markdown]
-# Notice the cost: 857 ids became 857 × 45 int64 numbers, 45 times the memory. Models therefore
-# keep the ids and look rows up (`nn.Embedding`) instead of multiplying by one-hot matrices.
+# Notice the cost printed on the last line: one-hot rows take as many times the memory of the
+# ids as the vocabulary has characters. Models therefore keep the ids and look rows up
+# (`nn.Embedding`) instead of multiplying by one-hot matrices.
 
 # %% [markdown]
 # ## Creating tensors from nothing
 #
-# Often you need a tensor that no file gives you: a grid of sample points, random test
+# Often you need a tensor that no file gives you: a grid of sample points, random input
 # data, an identity matrix. `torch.tensor` copies any nested list or number; `arange`
 # counts with a step and **excludes** the end, `linspace` takes the number of points and
 # **includes** both ends, `logspace` spaces points evenly in the exponent.
@@ -277,8 +285,8 @@ print(torch.linspace(0, 1, 5))
 print(torch.logspace(0, 3, 4))  # 10**0 ... 10**3
 
 # %% [markdown]
-# Random tensors come from a generator. Seed it and you get the same numbers on every run and
-# every machine (as long as they are created on the CPU): `rand` is uniform in [0, 1),
+# Random tensors come from a generator. Seed it and you get the same numbers on every run
+# (on the CPU, with the same PyTorch release; GPUs and other releases may draw other numbers): `rand` is uniform in [0, 1),
 # `randn` standard normal, `randint` integers, `randperm` a shuffled `arange`.
 
 # %%
@@ -391,19 +399,25 @@ for t in [features.flatten(), torch.rand(1_000_000, generator=torch.Generator().
         print(
             f"{t.numel():>9} floats: list {boxed:>10,} B | {dtype} tensor {unboxed:>9,} B | ratio {boxed / unboxed:.1f}x"
         )
+per_float = list_bytes(xs) / len(xs)
+print(f"bytes per number in the list: {per_float:.0f} (an 8-byte pointer + a {sys.getsizeof(1.5)}-byte float object)")
+claim(per_float > 4 * 4, "a list costs more than 4 times the memory of a float32 tensor per number")
 
 # %% [markdown]
-# A Python float costs 32 bytes (pointer + box) against 4 in a float32 tensor: 8 times the
-# memory, and 4 times against float64. The boxes also cost time: summing the list means
+# A Python float costs 32 bytes (pointer + box) against 4 in a float32 tensor and 8 in a
+# float64 one: the ratios printed above. The boxes also cost time: summing the list means
 # following a million pointers and unboxing each float in the interpreter, while `t.sum()` runs
 # one compiled loop over contiguous memory. The cell below times both with the built-in
 # `sum` (a loop written in C, the fastest a list gets) and prints the ratio of the best times.
-# It runs PyTorch on one thread, so that one core competes with one core. Its output varies
-# from machine to machine; on the course's 2-core test machine the tensor wins by one to two
-# orders of magnitude.
-# The published webinar figure, on a laptop CPU, is 1.37 s for a Python `for` loop over a
-# 1e6-element float64 tensor against 191 µs for `t.sum()`, about 7,000x: indexing a tensor
-# element by element is even slower than walking a list.
+# It runs PyTorch on one thread, so that one core competes with one core. The times vary
+# from machine to machine; the ratio is printed, and the claims under it use margins any
+# machine meets.
+#
+# It also times a Python `for` loop over the elements of a tensor, the slowest way of all:
+# each `t[i]` or each step of the loop makes a new 0-d tensor object. The published webinar
+# figures (docs/reference-figures.md, section C, on a laptop CPU) are 1.37 s for such a loop
+# over a 1e6-element float64 tensor against 191 µs for `t.sum()`, about 7,000x. The cell
+# loops over the first 5,000 elements only, and compares the cost per element.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -415,12 +429,29 @@ threads = torch.get_num_threads()
 torch.set_num_threads(1)
 list_time = measure(lambda: sum(xs), repeat=5)
 tensor_time = measure(lambda: t.sum(), repeat=5)
+head = t[:5000]
+
+
+def loop_sum(values):
+    total = 0.0
+    for v in values:  # each v is a new 0-d tensor
+        total += v
+    return total
+
+
+loop_time = measure(lambda: loop_sum(head), repeat=3, budget=0.05)
 torch.set_num_threads(threads)
 print("sum(list):", list_time, "\nt.sum():  ", tensor_time)
 print(f"ratio of the best times: {list_time.min / tensor_time.min:.0f}x")
+list_ns, loop_ns = list_time.min / t.numel() * 1e9, loop_time.min / head.numel() * 1e9
+print(f"per element: sum(list) {list_ns:.1f} ns, for loop over the tensor {loop_ns:,.0f} ns")
 
 # %%
 print("same sum:", abs(sum(xs) - t.sum().item()) < 1e-6 * t.numel())
+claim(list_time.min > 3 * tensor_time.min, "t.sum() is more than 3 times faster than sum() of the list")
+claim(
+    loop_ns > 10 * list_ns, "a Python loop over a tensor's elements is more than 10 times slower than sum() of a list"
+)
 
 # %% [markdown]
 # ## Common mistakes
@@ -475,7 +506,18 @@ print(F.one_hot(torch.tensor([0, 2])).shape, F.one_hot(torch.tensor([0, 2]), num
 #   `from_numpy` shares memory, `torch.tensor` copies.
 # * `size()`, `dim()`, `numel()`; index with integers, slices, `...` and `None`; PyTorch refuses
 #   negative steps, so use `flip`.
-# * A Python float costs 32 bytes in a list, a float32 in a tensor 4: keep numbers unboxed.
+# * A Python float costs 32 bytes in a list, a float32 in a tensor 4: keep numbers unboxed,
+#   and never loop over a tensor's elements in Python.
+
+# %% [markdown]
+# ## Further reading
+#
+# * [`torch.from_numpy`](https://docs.pytorch.org/docs/stable/generated/torch.from_numpy.html):
+#   the tensor and the array share memory; writing to one shows in the other.
+# * [Tensor Views](https://docs.pytorch.org/docs/stable/tensor_view.html): which operations
+#   (slicing, `permute`, `unsqueeze`, ...) return views instead of copies.
+# * M.-H. Burle, [Everything you wanted to know (and more!) about PyTorch tensors](https://mint.westdri.ca/ai/wb_torchtensors.html)
+#   (WestDRI webinar, 2022): the loop-versus-`sum` figures quoted above (docs/reference-figures.md, section C).
 
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/01_data_to_tensors.ipynb](../exercises/01_data_to_tensors.ipynb) ·

@@ -25,8 +25,6 @@ if "google.colab" in sys.modules:
     import os
     import subprocess
 
-    import torch
-
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
@@ -40,10 +38,16 @@ if "google.colab" in sys.modules:
         subprocess.run(pip, check=True)
     sys.path.insert(0, home)
     print("Colab: the course is in", home)
-    if torch.__version__.split("+")[0] != "2.13.0":
-        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
 else:
     print("Local run: nothing to install.")
+# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+# saying whether it is supported; an error naming what is missing when it is too old.
+from torchcourse.preflight import check_torch
+
+check_torch()
+
+# %% [markdown] tags=["outputs-stamp"]
+# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
 
 # %% [markdown]
 # # 02 · Storage and views
@@ -78,6 +82,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
+from torchcourse import claim
 from torchcourse.diagrams import draw_storage
 
 
@@ -98,6 +103,7 @@ t = torch.arange(6, dtype=torch.float32).reshape(2, 3)
 s = t.untyped_storage()
 print(t)
 print(type(s).__name__, "of", s.nbytes(), "bytes =", t.numel(), "elements ×", t.element_size(), "bytes each")
+claim(s.nbytes() == t.numel() * t.element_size(), "the storage holds exactly numel × element_size bytes")
 
 # %% [markdown]
 # "Untyped" means exactly that. Two int16 numbers are four bytes; listing the storage shows
@@ -138,6 +144,7 @@ print("row:", row, "| storage_offset:", row.storage_offset())
 print("same buffer:", same_buffer(row, t))
 print("row starts 3 elements in:", row.data_ptr() == t.data_ptr() + 3 * t.element_size())
 print("same first element:", row.data_ptr() == t.data_ptr())
+claim(same_buffer(row, t) and row.data_ptr() != t.data_ptr(), "the row shares t's storage but starts elsewhere in it")
 
 # %% [markdown]
 # The last line is why you compare **storages** (`untyped_storage().data_ptr()`), not
@@ -175,6 +182,11 @@ candidates = {
 }
 for name, value in candidates.items():
     print(f"{name:22} shares t's storage: {same_buffer(value, t)}")
+views = [name for name in candidates if same_buffer(candidates[name], t)]
+claim(
+    views == list(candidates)[:7],
+    "slicing, view, reshape, t(), unsqueeze and diagonal share the storage; list and mask indexing, arithmetic and clone copy",
+)
 
 # %% [markdown]
 # ## A picture of one storage and its views
@@ -212,6 +224,7 @@ a += 1
 print("after a += 1:     same buffer:", a.untyped_storage().data_ptr() == before, "| a =", a, "| v =", v)
 a = a + 1
 print("after a = a + 1:  same buffer:", a.untyped_storage().data_ptr() == before, "| a =", a, "| v =", v)
+claim(not torch.equal(a[:2], v), "after the reassignment, a and the old view v no longer agree")
 
 # %% [markdown]
 # After the reassignment `a` and `v` have parted: `v` still looks at the old buffer. This is
@@ -308,8 +321,8 @@ for name, value in ways.items():
 # * **GPU tensors.** A CUDA tensor's storage is in GPU memory, which NumPy cannot address.
 #   `t.numpy()` on it raises `TypeError: can't convert cuda:0 device type tensor to numpy.
 #   Use Tensor.cpu() to copy the tensor to host memory first.` The fix is `t.cpu().numpy()`,
-#   and it is a copy across the PCIe bus, so a later write on either side is not seen by the
-#   other. This machine has no GPU; the `meta` device (shapes, no data) gives the same error:
+#   and it is a copy into host memory, so a later write on either side is not seen by the
+#   other. The `meta` device (shapes, no data), which every machine has, gives the same error:
 
 # %% tags=["raises-exception"]
 torch.ones(2, device="meta").numpy()
@@ -331,6 +344,22 @@ w.numpy()
 arr = w.detach().numpy()
 arr[0] = 5.0
 print("arr =", arr, "| w =", w)
+claim(w[0].item() == 5.0, "a write into w.detach().numpy() reaches w")
+
+# %% [markdown]
+# **A caveat for tensors made from NumPy.** `torch.from_numpy` wraps exactly the memory the
+# array covers, so two tensors made from overlapping NumPy slices get two storages that start
+# at different addresses. Comparing storage addresses then says "not shared" although a
+# write through one shows in the other. For such tensors ask NumPy, which checks whether the
+# memory ranges overlap:
+
+# %%
+n = np.arange(6.0)
+whole, tail = torch.from_numpy(n), torch.from_numpy(n[2:])
+tail[0] = -1.0
+print("same storage address:", same_buffer(whole, tail), "| whole =", whole)
+print("np.shares_memory:", np.shares_memory(whole.numpy(), tail.numpy()))
+claim(not same_buffer(whole, tail) and whole[2].item() == -1.0, "the storages differ, yet they share memory")
 
 # %% [markdown]
 # ## Common mistakes
@@ -367,7 +396,8 @@ grid.add_(torch.arange(6.0).reshape(2, 3))
 # `x.detach().clone()`.
 #
 # **Comparing `data_ptr()` to test sharing.** `t[1].data_ptr() != t.data_ptr()` even though
-# they share storage; compare `untyped_storage().data_ptr()` instead.
+# they share storage; compare `untyped_storage().data_ptr()` instead (and, for tensors made
+# from NumPy slices, `np.shares_memory`).
 #
 # ## Key points
 #
@@ -380,7 +410,20 @@ grid.add_(torch.arange(6.0).reshape(2, 3))
 # * `from_numpy`/`.numpy()` share memory; `torch.tensor` copies; `as_tensor` shares unless a
 #   dtype or device change forces a copy. GPU tensors go through `.cpu()`, tensors that
 #   require grad through `.detach()`.
-# * Ask "same memory?" with `a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()`.
+# * Ask "same memory?" with `a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()`
+#   for tensors derived from one another in PyTorch; for tensors wrapping NumPy slices,
+#   `np.shares_memory` checks whether the memory overlaps.
+
+# %% [markdown]
+# ## Further reading
+#
+# * [Tensor Views](https://docs.pytorch.org/docs/stable/tensor_view.html): the PyTorch
+#   documentation's list of view operations, and why a view may not be contiguous.
+# * [`torch.from_numpy`](https://docs.pytorch.org/docs/stable/generated/torch.from_numpy.html):
+#   memory shared with the NumPy array, and the undefined behaviour of writing to a tensor
+#   made from a read-only array.
+# * [`torch.Tensor.view`](https://pytorch.org/docs/stable/generated/torch.Tensor.view.html):
+#   when a view is possible without a copy.
 
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/02_storage_and_views.ipynb](../exercises/02_storage_and_views.ipynb) ·

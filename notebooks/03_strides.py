@@ -25,8 +25,6 @@ if "google.colab" in sys.modules:
     import os
     import subprocess
 
-    import torch
-
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
@@ -40,10 +38,16 @@ if "google.colab" in sys.modules:
         subprocess.run(pip, check=True)
     sys.path.insert(0, home)
     print("Colab: the course is in", home)
-    if torch.__version__.split("+")[0] != "2.13.0":
-        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
 else:
     print("Local run: nothing to install.")
+# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+# saying whether it is supported; an error naming what is missing when it is too old.
+from torchcourse.preflight import check_torch
+
+check_torch()
+
+# %% [markdown] tags=["outputs-stamp"]
+# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
 
 # %% [markdown]
 # # 03 · Strides
@@ -53,7 +57,7 @@ else:
 # **strides**. With strides, transposing a matrix, broadcasting a row to a thousand rows or
 # cutting a signal into overlapping windows costs nothing: PyTorch changes a few integers
 # and copies no data. Strides also explain why `view` sometimes refuses, what
-# `contiguous()` is for, and why the same sum can run hundreds of times slower when its
+# `contiguous()` is for, and why the same sum can run many times slower when its
 # numbers lie far apart in memory.
 #
 # **Objectives.** After this notebook you can:
@@ -75,7 +79,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from torchcourse import measure
+from torchcourse import claim, measure
 from torchcourse.diagrams import draw_stride_panels, draw_strides, storage_index
 
 
@@ -107,6 +111,10 @@ flat = m.as_strided((12,), (1,), 0)
 i, j = 2, 1
 position = m.storage_offset() + i * m.stride(0) + j * m.stride(1)
 print("position:", position, "| flat[position]:", flat[position].item(), "| m[2, 1]:", m[i, j].item())
+claim(
+    all(flat[m.stride(0) * a + m.stride(1) * b] == m[a, b] for a in range(3) for b in range(4)),
+    "offset + i·stride₀ + j·stride₁ finds every element of m in its storage",
+)
 
 # %% [markdown]
 # ## Row-major layout
@@ -133,6 +141,10 @@ print("m.t():            size", tuple(m.t().shape), "stride", m.t().stride(), "|
 c = torch.zeros(2, 3, 4)
 print("c:                size", tuple(c.shape), "stride", c.stride())
 print("c.transpose(0, 2): size", tuple(c.transpose(0, 2).shape), "stride", c.transpose(0, 2).stride())
+claim(
+    m.t().stride() == m.stride()[::-1] and same_buffer(m.t(), m) and not m.t().is_contiguous(),
+    "m.t() swaps the strides, shares m's storage and is not contiguous",
+)
 
 # %% [markdown]
 # ## Stride diagrams
@@ -179,6 +191,7 @@ for name, x in {"m": m, "m.t()": m.t(), "m[:, 1:3]": m[:, 1:3], "m[1]": m[1], "n
         f"{name:10} contiguous: {x.is_contiguous()!s:5} | contiguous() strides {y.stride()}, "
         f"copied: {not same_buffer(x, y)}"
     )
+claim(m.contiguous() is m, "contiguous() returns a contiguous tensor itself, not a copy")
 
 # %% [markdown]
 # ## `view` versus `reshape`
@@ -193,6 +206,7 @@ r1 = m.reshape(6, 2)
 r2 = m.t().reshape(12)
 print("m.reshape(6, 2):      view:", same_buffer(r1, m), "| stride", r1.stride())
 print("m.t().reshape(12):    view:", same_buffer(r2, m), "|", r2.tolist())
+claim(same_buffer(r1, m) and not same_buffer(r2, m), "reshape returns a view of m, but must copy m.t()")
 
 # %% [markdown]
 # Use `view` when you *want* the guarantee that nothing is copied (a write through the
@@ -218,6 +232,10 @@ print(
 )
 print("repeat: stride", copied.stride(), "| storage bytes", copied.untyped_storage().nbytes())
 print("same values:", torch.equal(tall, copied))
+claim(
+    tall.untyped_storage().nbytes() == row.untyped_storage().nbytes(),
+    "the expanded 1000-row tensor uses the storage of one row",
+)
 
 # %% [markdown]
 # Broadcasting (`matrix + row`) does this for you behind the scenes: the smaller operand
@@ -267,6 +285,7 @@ print(patches[0, 1])
 z = torch.zeros(6)
 z.unfold(0, 3, 1).add_(1)
 print("after adding 1 to every window:", z)
+claim(z.max() == 3 and z[0] == 1 and z[-1] == 1, "the middle positions gained 3, the ends 1")
 
 # %% [markdown]
 # Worse, the result of a write depends on the order the kernel visits elements: copy
@@ -304,17 +323,18 @@ print("it is a permuted NHWC tensor:", cl.permute(0, 2, 3, 1).is_contiguous())
 # %% [markdown]
 # ## Why layout matters for speed
 #
-# Memory reaches the processor in cache lines of 64 bytes: 16 float32 numbers. Summing
-# numbers that sit next to each other uses every byte of each line; summing numbers that
-# sit `s` elements apart uses one number per line once `s ≥ 16`, and the hardware
-# prefetcher, which guesses the next lines to fetch, helps less and less.
+# Memory reaches the processor in cache lines, 64 bytes on most CPUs (128 on Apple
+# silicon): 16 float32 numbers. Summing numbers that sit next to each other uses every byte
+# of each line; summing numbers that sit `s` elements apart uses one number per line once
+# `s ≥ 16`, and the hardware prefetcher, which guesses the next lines to fetch, helps less
+# and less.
 #
 # The experiment below sums the same count of numbers (2¹⁹) along a dimension of stride
 # `s`: a column of a matrix with `s` columns, a view into one shared buffer. A second curve
 # first calls `contiguous()` and then sums. Timings use `torchcourse.timing.measure`
-# (warm-up, repeats, minimum) on **one thread**, so the two cores of a small machine do not
-# blur the picture, and they vary from run to run and machine to machine, so the cell's
-# output is not compared by the tests.
+# (warm-up, repeats, minimum) on **one thread**, so that other cores do not blur the
+# picture. They vary from run to run and machine to machine; the cell prints the ratios
+# it found, and the cell after it checks the facts the text below relies on.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -334,6 +354,7 @@ finally:
 for s, a, c in zip(steps, strided_ns, copy_ns):
     print(f"stride {s:3}: {a:6.2f} ns per number | contiguous() then sum: {c:6.2f} ns")
 print(f"stride {steps[-1]} vs stride 1: {strided_ns[-1] / strided_ns[0]:.0f}x slower per number")
+print(f"stride {steps[-1]} vs stride 16: {strided_ns[-1] / strided_ns[4]:.1f}x the cost per number")
 
 fig, ax = plt.subplots(figsize=(6, 3.2))
 ax.plot(steps, strided_ns, "o-", label="sum of the strided view")
@@ -353,15 +374,32 @@ ax.grid(alpha=0.3, which="both")
 plt.show()
 
 # %% [markdown]
-# Read the printed ratio and the plot: on the course's 2-core test machine the cost per
-# number grows by two orders of magnitude from stride 1 to stride 64, and it keeps growing
-# after 16, when every number needs its own cache line and, further on, its own memory
-# page. `contiguous()` does not rescue a single sum: making the copy is itself a strided
-# read, so the dashed curve stays close to the solid one or above it, never far below. A
-# copy pays off when you read the data many times afterwards (a matrix you multiply again
-# and again), or when a kernel demands it. The checked facts behind the experiment:
+# Read the printed ratios and the plot: the cost per number grows by far more than 10x
+# from stride 1 to stride 64 (the first claim below). Up to stride 16, each doubling of the
+# stride halves the useful bytes per cache line; past 16, every number already needs its
+# own line, and what happens next depends on the machine: the prefetcher, and the TLB (the
+# cache of page addresses; a 4 KiB page holds 1024 floats, so at stride 64 only 16 numbers
+# share a page). The second printed ratio shows what this machine did past 16.
+# `contiguous()` does not rescue a single sum: making the copy is itself a strided read, so
+# the dashed curve stays close to the solid one or above it, never far below (the second
+# claim checks it over all the strides together, since one timing can be disturbed). A copy pays off when you read the data many times afterwards (a matrix you
+# multiply again and again), or when a kernel demands it. The checked facts behind the
+# experiment:
 
 # %%
+evidence = (
+    f"ns per number, strided {[round(a, 2) for a in strided_ns]}, contiguous first {[round(c, 2) for c in copy_ns]}"
+)
+claim(
+    strided_ns[-1] > 10 * strided_ns[0],
+    "a stride of 64 costs more than 10 times as much per number as stride 1",
+    evidence,
+)
+claim(
+    sum(copy_ns) > sum(strided_ns) / 2,
+    "over all strides, contiguous() first costs at least half as much as the strided sums: no rescue",
+    evidence,
+)
 column = buffer[: n_sum * 16].view(n_sum, 16)[:, 0]
 print(
     "stride:",
@@ -424,6 +462,18 @@ print(storage_index(torch.arange(6.0).as_strided((2, 3), (2, 1))))
 # * `channels_last` is another set of strides for the same NCHW shape.
 # * Reading memory in order is far faster than striding through it; measure before and
 #   after you change a layout.
+
+# %% [markdown]
+# ## Further reading
+#
+# * [`torch.Tensor.stride`](https://docs.pytorch.org/docs/stable/generated/torch.Tensor.stride.html):
+#   the number of storage elements to jump per step along each dimension.
+# * [`torch.Tensor.view`](https://pytorch.org/docs/stable/generated/torch.Tensor.view.html):
+#   the exact stride condition under which `view` can reshape without copying.
+# * [Tensor Views](https://docs.pytorch.org/docs/stable/tensor_view.html): which operations
+#   return views, and why a view such as a transpose may not be contiguous.
+# * [Channels Last Memory Format in PyTorch](https://docs.pytorch.org/tutorials/intermediate/memory_format_tutorial.html):
+#   the strides of `channels_last`, and which operators it speeds up.
 
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/03_strides.ipynb](../exercises/03_strides.ipynb) ·

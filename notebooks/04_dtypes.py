@@ -25,8 +25,6 @@ if "google.colab" in sys.modules:
     import os
     import subprocess
 
-    import torch
-
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
@@ -40,10 +38,16 @@ if "google.colab" in sys.modules:
         subprocess.run(pip, check=True)
     sys.path.insert(0, home)
     print("Colab: the course is in", home)
-    if torch.__version__.split("+")[0] != "2.13.0":
-        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
 else:
     print("Local run: nothing to install.")
+# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+# saying whether it is supported; an error naming what is missing when it is too old.
+from torchcourse.preflight import check_torch
+
+check_torch()
+
+# %% [markdown] tags=["outputs-stamp"]
+# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
 
 # %% [markdown]
 # # 04 · Dtypes
@@ -61,7 +65,8 @@ else:
 #    including where PyTorch and NumPy 2 (NEP 50) disagree;
 # 3. spot integer overflow and the memory cost of integer reductions, and fix both with `dtype=`;
 # 4. estimate float32, float16 and bfloat16 rounding errors, and avoid catastrophic cancellation;
-# 5. say what `torch.set_float32_matmul_precision` (TF32) changes, and where.
+# 5. say what `torch.set_float32_matmul_precision` and the newer `fp32_precision` switches (TF32, bfloat16)
+#    change, on a GPU and on a CPU.
 #
 # **Prerequisites.** [01 · From data to tensors](01_data_to_tensors.ipynb) (creating tensors, NumPy
 # interop). Floating-point numbers as "a mantissa and an exponent" is enough; we measure the rest.
@@ -74,6 +79,8 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
+
+from torchcourse import claim
 
 # %% [markdown]
 # ## float32 by default, float64 in NumPy
@@ -102,8 +109,8 @@ print(f"float64: {torch.tensor(0.1, dtype=torch.float64).item():.20f}")
 
 # %% [markdown]
 # The last line is the common surprise: one float64 array from NumPy turns everything it touches
-# into float64 (twice the memory, and on most GPUs much slower arithmetic), while your own tensors
-# are float32.
+# into float64 (twice the memory, and on consumer GPUs many times slower arithmetic), while your own
+# tensors are float32.
 # Decide the dtype once, where data enters, e.g. `torch.from_numpy(a).float()` or
 # `torch.as_tensor(a, dtype=torch.float32)`.
 
@@ -328,11 +335,14 @@ genes = torch.randint(1, 25, (4_000, 1_000), generator=torch.Generator().manual_
 totals = genes.sum(dim=1)
 print("genes:", genes.dtype, f"{genes.numel() * genes.element_size() / 1e6:.0f} MB")
 print("sum(dim=1):", totals.dtype, f"{totals.numel() * totals.element_size() / 1e3:.0f} kB for {totals.numel()} totals")
+claim(totals.dtype == torch.int64, "the sum of an int8 tensor is int64")
+claim(genes.max().dtype == torch.int8, "max keeps the input's dtype, int8")
 
 # %% [markdown]
 # The result is small, but how does PyTorch *compute* it? The profiler can record every allocation
-# (`profile_memory=True`). The helper below runs one call under it and reports the largest block any
-# operation allocated, which operation did it, and the block's size next to the input's.
+# (`profile_memory=True`). The helper below runs one call under it and reports the most memory any
+# one operation (with the operations it calls) held at its end, which operation it was, and that size
+# next to the input's.
 
 # %%
 import os
@@ -357,12 +367,16 @@ def largest_allocation(fn):
 
 
 input_bytes = genes.numel() * genes.element_size()
+peaks = {}
 for label, fn in [
     ("sum(dim=1)", lambda: genes.sum(dim=1)),
     ("sum(dim=1, dtype=torch.int16)", lambda: genes.sum(dim=1, dtype=torch.int16)),
 ]:
     peak, op = largest_allocation(fn)
+    peaks[label] = peak
     print(f"{label:<31} largest allocation {peak / 1e6:5.1f} MB = {peak / input_bytes:.0f}x the input, in {op}")
+claim(peaks["sum(dim=1)"] >= 8 * input_bytes, "the default sum allocates at least 8x the input's bytes")
+claim(peaks["sum(dim=1, dtype=torch.int16)"] <= 2 * input_bytes, "with dtype=torch.int16 it allocates at most 2x")
 
 # %% [markdown]
 # `sum` first *casts the whole input* to the result dtype (that is the `aten::to`) and then
@@ -397,15 +411,25 @@ timings = {
     "NumPy sum(axis=1)": measure(lambda: genes_np.sum(axis=1), budget=0.05),
 }
 base = timings["NumPy sum(axis=1)"].min
+print(f"{torch.get_num_threads()} PyTorch thread(s); NumPy's sum runs on one.")
 for label, timing in timings.items():
     print(f"{label:<37} {timing}  ({timing.min / base:.1f}x NumPy's min)")
+default, narrow = timings["torch sum(dim=1)"].min, timings["torch sum(dim=1, dtype=torch.int16)"].min
+print(
+    f"On this run the default sum took {default / base:.1f}x NumPy's time "
+    f"and {default / narrow:.1f}x the time of the int16 accumulator."
+)
 
 # %% [markdown]
-# Read the ratios above. On the course's 2-core test machine the default `sum` is several times
-# slower than NumPy's, and `dtype=torch.int16` is faster than the default; the exact ratios vary from
-# run to run and machine to machine. A published benchmark of genetic-algorithm fitness
-# (900,000 chromosomes x 1,000 int8 genes, on a laptop CPU) found the same pattern: eager PyTorch
-# `sum(dim=1)` 2.52 s against NumPy's `sum(axis=1)` 0.51 s. Module 13 takes that case study apart.
+# What always holds is the traffic: per element, the default `sum` reads 1 byte, writes an 8-byte
+# copy and reads it again; with `dtype=torch.int16` it writes and reads 2 bytes; NumPy reads the 1 byte
+# once. How that becomes time depends on your CPU's caches, the number of threads and whatever else the
+# machine is doing, so read the sentence printed above, not a number typed here; run the cell again and
+# the ratios move. A published benchmark of genetic-algorithm fitness
+# (900,000 chromosomes x 1,000 int8 genes, on a laptop CPU; see
+# [docs/reference-figures.md](../docs/reference-figures.md), B) measured eager PyTorch `sum(dim=1)` at
+# 2.52 s against NumPy's `sum(axis=1)` at 0.51 s: at that size the 7.2 GB copy no longer fits in any
+# cache. Module 13 takes that case study apart.
 
 # %% [markdown]
 # ## float32 accuracy
@@ -451,14 +475,19 @@ def rel_error(value):
     return abs(value - exact) / exact
 
 
-print(f"Python loop, float32 accumulator: relative error {rel_error(loop_sum_float32(x)):.1e}")
+loop_error = rel_error(loop_sum_float32(x))
+print(f"Python loop, float32 accumulator: relative error {loop_error:.1e}")
 print(f"Python loop, Python floats:       relative error below 1e-12: {rel_error(loop_sum_python(x)) < 1e-12}")
 print(f"x.sum() in float32:               relative error below 1e-6:  {rel_error(x.sum().item()) < 1e-6}")
 print(f"x.double().sum() in float64:      relative error below 1e-12: {rel_error(x.double().sum().item()) < 1e-12}")
+claim(
+    rel_error(x.sum().item()) < loop_error / 10,
+    "x.sum() in float32 is more than 10x closer to the exact sum than the float32 loop",
+)
 
 # %% [markdown]
-# The float32 loop is off by about 2 in a million; `x.sum()` in float32 is tens of times
-# better, because PyTorch adds in many independent partial sums (vector lanes, blocks, threads) that
+# The float32 loop is off by about 2 in a million; `x.sum()` in float32 is more than ten times
+# closer, because PyTorch adds in many independent partial sums (vector lanes, blocks, threads) that
 # stay small, so each rounding is small. How the work is split depends on the number of threads, so
 # the last digits of a large float32 sum differ from machine to machine; that is why the cell prints
 # a bound. The values on your machine:
@@ -493,10 +522,14 @@ ax.set(xlabel="number of terms", ylabel="relative error", title="Adding uniform 
 ax.legend(fontsize=8)
 ax.grid(alpha=0.3, which="both")
 plt.show()
+eps32 = torch.finfo(torch.float32).eps
+claim(loop_err[-1] > 100 * eps32, "the running float32 sum of 10 million terms is off by more than 100 eps")
+claim(sum_err.max() < 2 * eps32, "x.sum() stays within 2 eps at every length")
 
 # %% [markdown]
 # The running sum's error grows with the number of terms, from about `eps` to over a hundred times `eps`
-# (each new term is rounded to the spacing of an ever larger total); `x.sum()` stays below `eps` (points at 1e-10 are exact sums). When a
+# (each new term is rounded to the spacing of an ever larger total); `x.sum()` stays near `eps` at every
+# length (points at 1e-10 are exact sums). When a
 # float32 total must be trustworthy, accumulate in float64: `x.sum(dtype=torch.float64)` reads
 # float32 and adds in float64 (or sum pieces and add the pieces).
 #
@@ -604,16 +637,24 @@ for dt in (torch.float16, torch.bfloat16, torch.float32):
 
 # %% [markdown]
 # The usual rule in practice: store and multiply in 16 bits, but **accumulate** (sums, norms,
-# softmax denominators, optimizer states) in float32. That is what `torch.autocast` does for you.
+# softmax denominators, optimizer states) in float32. `torch.autocast` applies part of this rule for
+# you: inside it, matmuls and convolutions run in 16 bits, and a listed set of operations runs in
+# float32. On CUDA that list includes `cumsum`, `log_softmax`, `norm` and `layer_norm`; the CPU's list is
+# a different one, mostly losses, linear algebra and FFTs (a `sum`, `softmax`, `cumsum` or
+# `layer_norm` under CPU autocast stays bfloat16), and optimizer states are up to you.
 
 # %% [markdown]
-# ## TF32 and `torch.set_float32_matmul_precision`
+# ## TF32, bfloat16 and the matmul precision switches
 #
 # NVIDIA GPUs from Ampere (A100, RTX 30xx) on have *TensorFloat-32* tensor cores: they multiply
 # float32 matrices after rounding the inputs to a 10-bit mantissa (float16's precision, float32's
 # range) and accumulate in float32. That makes float32 matmuls several times faster, with relative
-# errors around 1e-4 to 1e-3 instead of 1e-6. `torch.set_float32_matmul_precision` chooses what
-# float32 matmuls may do inside:
+# errors around 1e-4 to 1e-3 instead of 1e-6. Your tensors never change dtype: inputs and result stay
+# float32; only the arithmetic inside the matmul is rounded more coarsely. PyTorch has two sets of
+# switches for it.
+#
+# The older one is a single knob for float32 matmuls, `torch.set_float32_matmul_precision` (read it
+# back with `torch.get_float32_matmul_precision()`):
 #
 # | setting | internal arithmetic of a float32 matmul, where a fast kernel exists |
 # |---|---|
@@ -621,9 +662,40 @@ for dt in (torch.float16, torch.bfloat16, torch.float32):
 # | `"high"` | TF32 (10 bits), or each float32 split into two bfloat16 numbers |
 # | `"medium"` | bfloat16 (7 bits); where no bfloat16 kernel exists, as `"high"` |
 #
-# The dtype of your tensors never changes: inputs and result stay float32. Convolutions have their own
-# switch, `torch.backends.cudnn.allow_tf32`, which is on by default. On the CPU the setting is
-# accepted, but `"high"` changes nothing, as this check shows:
+# The newer ones are `fp32_precision` attributes, one per backend and operation:
+# `torch.backends.fp32_precision` (all backends), `torch.backends.cuda.matmul.fp32_precision`
+# (cuBLAS matmuls on NVIDIA GPUs), `torch.backends.cudnn.conv.fp32_precision` (cuDNN convolutions;
+# `.rnn` for recurrent layers) and `torch.backends.mkldnn.matmul.fp32_precision` (oneDNN, PyTorch's
+# CPU library; also `.conv` and `.rnn`). Each holds `"ieee"` (plain float32), `"tf32"`, `"bf16"`
+# (oneDNN only) or `"none"`, which means "take the setting of the level above": operation, then
+# backend, then the generic switch. Here they are as a fresh PyTorch starts:
+
+# %%
+print("torch.get_float32_matmul_precision():       ", torch.get_float32_matmul_precision())
+print("torch.backends.fp32_precision:              ", torch.backends.fp32_precision)
+print("torch.backends.cuda.matmul.fp32_precision:  ", torch.backends.cuda.matmul.fp32_precision)
+print("torch.backends.cudnn.conv.fp32_precision:   ", torch.backends.cudnn.conv.fp32_precision)
+print("torch.backends.mkldnn.matmul.fp32_precision:", torch.backends.mkldnn.matmul.fp32_precision)
+
+# %% [markdown]
+# Matmuls inherit `"none"` all the way up, so they compute in plain float32 (`"highest"`), while
+# cuDNN convolutions say `"tf32"`: on an Ampere or newer GPU, float32 convolutions use TF32 by default
+# and float32 matmuls do not. The old knob is a shortcut that writes the new switches, for the GPU and
+# the CPU at once:
+
+# %%
+print(f"{'set_float32_matmul_precision':<30}{'cuda.matmul':<13}mkldnn.matmul")
+for setting in ("high", "medium", "highest"):
+    torch.set_float32_matmul_precision(setting)
+    print(
+        f"{setting!r:<30}{torch.backends.cuda.matmul.fp32_precision:<13}{torch.backends.mkldnn.matmul.fp32_precision}"
+    )
+
+# %% [markdown]
+# `"medium"` means TF32 on the GPU (the CUDA switch has no `"bf16"` value: setting one raises an
+# error) but bfloat16 on the CPU. What do these settings do on a CPU? TF32 is a format of NVIDIA's tensor cores; a CPU has no
+# TF32 units in general, and oneDNN applies `"tf32"` only on processors that support it. So on most
+# CPUs `"high"` changes nothing, which you can check on yours:
 
 # %%
 g = torch.Generator().manual_seed(0)
@@ -636,10 +708,28 @@ torch.set_float32_matmul_precision("highest")
 print("CPU matmul identical under 'high':", torch.equal(before, after))
 
 # %% [markdown]
-# `"medium"` is different: on a CPU with bfloat16 matrix units (Intel AMX, found in recent Xeons),
-# oneDNN may then compute float32 matmuls in bfloat16. Whether this happens depends on your CPU, so
-# the next cell's output is machine dependent; on the course's test machine, which has AMX, the error
-# jumps from the float32 level to the bfloat16 level.
+# With the newer switches you can be more precise, e.g. allow TF32 in CUDA matmuls but forbid it in
+# cuDNN convolutions. Neither touches the CPU, whose matmuls follow `torch.backends.mkldnn`:
+
+# %%
+torch.backends.cuda.matmul.fp32_precision = "tf32"  # CUDA matmuls may use TF32
+torch.backends.cudnn.conv.fp32_precision = "ieee"  # cuDNN convolutions may not
+on_cpu = A @ B
+print(
+    "cuda.matmul:", torch.backends.cuda.matmul.fp32_precision, "| cudnn.conv:", torch.backends.cudnn.conv.fp32_precision
+)
+print("CPU matmul identical:", torch.equal(on_cpu, before), "| result dtype:", on_cpu.dtype)
+claim(torch.equal(on_cpu, before), "the CUDA and cuDNN switches leave a CPU matmul bit for bit unchanged")
+claim(on_cpu.dtype == torch.float32, "the result of a float32 matmul stays float32 whatever the switches say")
+torch.backends.cuda.matmul.fp32_precision = "none"  # back to inheriting
+torch.backends.cudnn.conv.fp32_precision = "tf32"  # back to its default
+
+# %% [markdown]
+# bfloat16 is different: `"medium"`, or `torch.backends.mkldnn.matmul.fp32_precision = "bf16"`, lets
+# oneDNN compute float32 matmuls in bfloat16 on CPUs where it has a fast bfloat16 path (recent x86
+# server chips, some Arm chips); elsewhere nothing changes. The next cell measures the error of the
+# same matmul under each setting, so its numbers depend on your CPU; its last line says which settings
+# lowered the precision on yours.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -650,15 +740,26 @@ def matmul_error():
     return ((A @ B).double() - exact_ab).abs().max().item() / exact_ab.abs().max().item()
 
 
+errors = {}
 for setting in ("highest", "medium"):
     torch.set_float32_matmul_precision(setting)
-    print(f"CPU, precision {setting!r:<10}: max relative error {matmul_error():.1e}")
+    errors[f"set_float32_matmul_precision({setting!r})"] = matmul_error()
 torch.set_float32_matmul_precision("highest")
+for value in ("bf16", "tf32"):
+    torch.backends.mkldnn.matmul.fp32_precision = value
+    errors[f"mkldnn.matmul.fp32_precision = {value!r}"] = matmul_error()
+torch.backends.mkldnn.matmul.fp32_precision = "none"
+torch.set_float32_matmul_precision("highest")
+for label, err in errors.items():
+    print(f"{label:<42} max relative error {err:.1e}")
 print("CPU capability:", torch.backends.cpu.get_cpu_capability())
+full = errors["set_float32_matmul_precision('highest')"]
+lowered = [label for label, err in errors.items() if err > 100 * full]
+print(f"On this CPU, {' and '.join(lowered) if lowered else 'no setting'} lowered the precision of a float32 matmul.")
 
 # %% [markdown]
-# On a CUDA GPU the next cell measures the TF32 trade-off: the error and the time of a float32
-# matmul with and without TF32. Without one it says what it skipped.
+# On a CUDA GPU the next cell measures the TF32 trade-off with the new switch: the error and the time
+# of a float32 matmul with `"ieee"` and with `"tf32"`. Without one it says what it skipped.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -669,13 +770,16 @@ if device.type == "cuda":
     Ag = torch.randn(4096, 4096, device=device, generator=torch.Generator(device).manual_seed(0))
     Bg = torch.randn(4096, 4096, device=device, generator=torch.Generator(device).manual_seed(1))
     ref = Ag.double() @ Bg.double()
-    for setting in ("highest", "high"):
-        torch.set_float32_matmul_precision(setting)
+    seconds = {}
+    for setting in ("ieee", "tf32"):
+        torch.backends.cuda.matmul.fp32_precision = setting
         err = ((Ag @ Bg).double() - ref).abs().max().item() / ref.abs().max().item()
         timing = measure(lambda: Ag @ Bg, device=device)
+        seconds[setting] = timing.min
         tflops = 2 * 4096**3 / timing.min / 1e12
-        print(f"{describe_device(device)}, {setting!r:<9}: max rel. error {err:.1e}, {timing}, {tflops:.1f} TFLOP/s")
-    torch.set_float32_matmul_precision("highest")
+        print(f"{describe_device(device)}, {setting!r:<6}: max rel. error {err:.1e}, {timing}, {tflops:.1f} TFLOP/s")
+    torch.backends.cuda.matmul.fp32_precision = "none"
+    print(f"TF32 made this float32 matmul {seconds['ieee'] / seconds['tf32']:.1f}x as fast (min against min).")
 else:
     print(gpu_skip_message("the TF32 comparison") or "TF32 is a CUDA feature: skipped on this GPU.")
 
@@ -728,6 +832,22 @@ print("clamp after the wrap:", (pixels + 60).clamp(0, 255).tolist())
 print("widen, clamp, cast:  ", (pixels.int() + 60).clamp(0, 255).to(torch.uint8).tolist())
 
 # %% [markdown]
+# **Mixing the old and the new precision switches.** Once a new `fp32_precision` switch says `"tf32"`
+# (or `"bf16"`), the old getter cannot sum the state up in one word any more, and refuses:
+
+# %% tags=["raises-exception"]
+torch.backends.cuda.matmul.fp32_precision = "tf32"
+torch.get_float32_matmul_precision()
+
+# %% [markdown]
+# Fix: use one set of switches in a program, preferably the new one. Setting the switch back to
+# `"none"` (inherit) makes the old getter answer again:
+
+# %%
+torch.backends.cuda.matmul.fp32_precision = "none"
+print(torch.get_float32_matmul_precision())
+
+# %% [markdown]
 # ## Key points
 #
 # * PyTorch's default float is float32 (4 bytes); NumPy's is float64. `from_numpy` keeps float64.
@@ -740,8 +860,29 @@ print("widen, clamp, cast:  ", (pixels.int() + 60).clamp(0, 255).to(torch.uint8)
 # * float32 keeps ~7 digits: long running sums drift, subtraction of close numbers cancels
 #   (`expm1`, `log1p`, the stable quadratic formula). Accumulate in float64 when it matters.
 # * float16 overflows at 65504; bfloat16 has float32's range but 256 + 1 = 256. Accumulate in float32.
-# * `set_float32_matmul_precision("high")` allows TF32 on Ampere+ GPUs; tensors stay float32, and
-#   on the CPU `"high"` changes nothing.
+# * TF32 (10-bit mantissa) speeds up float32 matmuls on Ampere+ GPUs; tensors stay float32. Allow it
+#   with `torch.backends.cuda.matmul.fp32_precision = "tf32"` (or the older
+#   `set_float32_matmul_precision("high")`); cuDNN convolutions allow it by default
+#   (`torch.backends.cudnn.conv.fp32_precision`). On a CPU, float32 matmuls follow
+#   `torch.backends.mkldnn.matmul.fp32_precision`: `"bf16"` (or `"medium"`) can lower their precision
+#   on CPUs with bfloat16 support. Use one set of switches, not both.
+
+# %% [markdown]
+# ## Further reading
+#
+# * [Tensor Attributes](https://docs.pytorch.org/docs/stable/tensor_attributes.html): the table of
+#   dtypes, and the type promotion rules this notebook tested.
+# * [`torch.result_type`](https://docs.pytorch.org/docs/stable/generated/torch.result_type.html) and
+#   [`torch.promote_types`](https://docs.pytorch.org/docs/stable/generated/torch.promote_types.html).
+# * [NEP 50, promotion rules for Python scalars](https://numpy.org/neps/nep-0050-scalar-promotion.html):
+#   NumPy 2's side of the comparison.
+# * [Numerical accuracy](https://docs.pytorch.org/docs/stable/notes/numerical_accuracy.html): PyTorch's
+#   notes on float precision, extremal values, TF32 and reduced-precision reductions.
+# * [`torch.set_float32_matmul_precision`](https://docs.pytorch.org/docs/stable/generated/torch.set_float32_matmul_precision.html)
+#   and [TF32 on Ampere and later devices](https://docs.pytorch.org/docs/stable/notes/cuda.html#tensorfloat-32-tf32-on-ampere-and-later-devices)
+#   (CUDA semantics), where the `fp32_precision` switches are described.
+# * [docs/reference-figures.md](../docs/reference-figures.md), B: the published genetic-algorithm
+#   timings quoted beside the int8 `sum`.
 
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/04_dtypes.ipynb](../exercises/04_dtypes.ipynb) ·

@@ -25,8 +25,6 @@ if "google.colab" in sys.modules:
     import os
     import subprocess
 
-    import torch
-
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
@@ -40,10 +38,16 @@ if "google.colab" in sys.modules:
         subprocess.run(pip, check=True)
     sys.path.insert(0, home)
     print("Colab: the course is in", home)
-    if torch.__version__.split("+")[0] != "2.13.0":
-        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
 else:
     print("Local run: nothing to install.")
+# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+# saying whether it is supported; an error naming what is missing when it is too old.
+from torchcourse.preflight import check_torch
+
+check_torch()
+
+# %% [markdown] tags=["outputs-stamp"]
+# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
 
 # %% [markdown]
 # # 05 · Vectorisation and measuring speed
@@ -53,8 +57,8 @@ else:
 # performance fact in PyTorch (and NumPy), and it shapes how you write every computation:
 # whole-array expressions, broadcasting instead of copies, reductions along dimensions.
 # In this notebook you measure the gap yourself, and you learn to measure *honestly*
-# (warm-up, repeats, min and median, GPU synchronisation), because a speed claim is only as
-# good as the timing behind it.
+# (warm-up, repeats, min and median, threads, GPU synchronisation), because a speed claim is
+# only as good as the timing behind it.
 #
 # **Objectives.** After this notebook you can:
 # 1. time code with warm-up and repeats, read min and median, and use
@@ -74,7 +78,7 @@ import inspect
 import matplotlib.pyplot as plt
 import torch
 
-from torchcourse import format_seconds, gpu_skip_message, measure, pick_device, time_once
+from torchcourse import claim, format_seconds, gpu_skip_message, measure, pick_device, time_once
 from torchcourse.workloads.sums import bytes_moved, loop_sum, make_input, time_sums, vectorised_sum
 
 # Every timing in this notebook runs on one thread (the Timer section says why);
@@ -85,8 +89,7 @@ torch.set_num_threads(1)
 # %% [markdown]
 # ## One sum, two ways
 #
-# The course's benchmark and this lesson share one implementation of the experiment, in
-# `torchcourse/workloads/sums.py`. Here is the slow version: a Python loop that reads one
+# The code of this experiment is in `torchcourse/workloads/sums.py`. Here is the slow version: a Python loop that reads one
 # element per iteration.
 
 # %%
@@ -115,8 +118,12 @@ print("same result:", torch.allclose(slow, fast), "| bytes read by each:", bytes
 #    interrupt your code. Repeat the measurement and look at the **min** (the run that was
 #    disturbed least: the best estimate of what the code itself costs) and the **median**
 #    (a typical run). A large gap between them says the machine was busy.
-# 3. **GPUs run asynchronously.** A CUDA call returns as soon as the kernel is queued; the
-#    clock must stop only after `torch.cuda.synchronize()`, or you time the launch, not the work.
+# 3. **GPUs run asynchronously.** A call on a GPU returns as soon as the kernel is queued; the
+#    clock must stop only after `torch.accelerator.synchronize()` (the device-agnostic spelling of
+#    `torch.cuda.synchronize()`), or you time the launch, not the work.
+#
+# And say how many threads ran: PyTorch spreads one operation over several cores, so the same code
+# takes different times at different thread counts.
 #
 # The course's `measure(fn)` does all three: one warm-up call, then it picks how many calls
 # make a repeat last about `budget` seconds (so the clock's own resolution does not matter),
@@ -130,21 +137,23 @@ print("time_once" + str(inspect.signature(time_once)))
 
 # %% [markdown]
 # Here is `measure` on the vectorised sum of the tensor above. Look at the spread of the
-# seven repeats: on a quiet machine they agree within a few percent; on a busy one (like
-# the shared 2-core machine this notebook was built on) the median drifts above the min.
-# Timing outputs change from run to run, so the course's tests do not compare them.
+# seven repeats: on a quiet machine they agree within a few percent; on a busy one the median
+# drifts above the min, and the last line says by how much. Timings change from run to run,
+# so your numbers will differ from anyone else's.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 timing = measure(lambda: t.sum(), budget=0.05)  # 7 repeats of about 0.05 s each
-print(timing)
+print(timing, f"on {torch.get_num_threads()} thread(s)")
 print("calls per repeat:", timing.number)
 print("every repeat:", ", ".join(format_seconds(s) for s in timing.times))
+print(f"the median is {timing.median / timing.min - 1:.0%} above the min on this run")
 
 # %% [markdown]
 # ## The loop against the vectorised sum
 #
-# The published figure (M.-H. Burle's PyTorch-tensors webinar, 2022, a laptop CPU): summing
+# The published figure (M.-H. Burle's PyTorch-tensors webinar, 2022, a laptop CPU; see
+# [docs/reference-figures.md](../docs/reference-figures.md), C): summing
 # 1e6 float64 values took **1.37 s** in a Python loop and **191.26 µs** with `sum()`, about
 # **7,163×**. Now yours. `time_sums` measures both at sizes from 10 to 10 million elements.
 # The loop costs microseconds per element, so it stops at 1e5 elements (a tenth of the
@@ -179,12 +188,22 @@ print(
 )
 
 # %% [markdown]
-# The ratio on the course's 2-core test machine is in the thousands or more, like the
-# published one (on a busy machine it grows: a loop that runs for seconds is interrupted by
-# other programs more often than a call of microseconds). Per element, the loop costs
-# microseconds and the vectorised sum a nanosecond or less: that per-element cost is what
-# you pay for every element you touch from Python.
-#
+# The cell below checks what the rest of this notebook relies on, with margins wide enough for
+# any machine: the loop is more than a hundred times slower than the vectorised sum (the
+# printed ratios are in the thousands or more; the published one is 7,163x), and per element the
+# vectorised sum costs a few nanoseconds or less, while the loop costs roughly a microsecond or more: that
+# per-element cost is what you pay for every element you touch from Python. On a busy machine
+# the ratio grows: a loop that runs for a tenth of a second is always interrupted by other
+# programs, while among many calls of a few microseconds, some run undisturbed and set the min.
+
+# %%
+loop_per_element = by_n[100_000].loop.min / 100_000
+sum_per_element = by_n[10_000_000].vectorised.min / 10_000_000
+claim(by_n[100_000].ratio > 100, "the Python loop over 1e5 elements is more than 100x slower than t.sum()")
+claim(loop_per_element > 100 * sum_per_element, "per element, the loop costs more than 100x the vectorised sum")
+claim(sum_per_element < 10e-9, "the vectorised sum of 1e7 elements costs less than 10 ns per element")
+
+# %% [markdown]
 # On log–log axes the picture is clearer than the table. Straight lines of slope 1 mean
 # "time proportional to size":
 
@@ -219,7 +238,15 @@ plt.show()
 #   stops fitting in the CPU's caches and the bytes must come from main memory.
 #
 # So vectorise, and also: do few large operations rather than many small ones, because
-# each call has a fixed cost.
+# each call has a fixed cost. The table above shows it in numbers:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+ten, thousand_input = make_input(10), make_input(1_000)
+fixed = measure(lambda: ten.sum(), repeat=15, budget=0.01).min  # more repeats: a steadier min
+thousand = measure(lambda: thousand_input.sum(), repeat=15, budget=0.01).min
+print(f"t.sum() of 10 elements: {format_seconds(fixed)}; of 1,000: {format_seconds(thousand)}")
+print(f"100 times more elements cost {thousand / fixed:.1f}x the time on this run.")
 
 # %% [markdown]
 # ## Why the loop is slow
@@ -255,6 +282,8 @@ for name, tm in [("loop over tensor elements", t_loop), ("sum(t.tolist())", t_li
 
 # %%
 print("sum(t.tolist()) agrees:", abs(sum(t.tolist()) - t.sum().item()) < 1e-6)
+claim(t_loop.min > 10 * t_list.min, "looping over Python floats is more than 10x faster than over tensor elements")
+claim(t_list.min > 10 * t_vec.min, "sum(t.tolist()) is still more than 10x slower than t.sum()")
 
 # %% [markdown]
 # ### On a GPU the loop is slower still
@@ -288,7 +317,8 @@ else:
 # PyTorch ships its own timer. You give it a statement as a string, plus the variables it
 # uses in `globals`. `blocked_autorange()` warms up, picks a block size (how many runs per
 # measurement) so the timer's overhead is negligible, and measures blocks until
-# `min_run_time` seconds have passed. It synchronises CUDA for you.
+# `min_run_time` seconds have passed (the block-size search doubles as the warm-up). Its clock
+# synchronises the GPU for you, through `torch.accelerator.synchronize()`.
 #
 # It returns a `Measurement`. Print its fields (`median`, `mean`, `iqr`, `times`,
 # `number_per_run`, `task_spec.num_threads`), not the object itself: its text begins
@@ -300,6 +330,7 @@ from torch.utils.benchmark import Timer
 big = make_input(1_000_000)
 m1 = Timer("big.sum()", globals={"big": big}).blocked_autorange(min_run_time=0.2)
 print("threads used by default:", m1.task_spec.num_threads)
+claim(m1.task_spec.num_threads == 1, "torch.utils.benchmark.Timer runs on one thread by default")
 
 # %% [markdown]
 # **Timer runs on 1 thread unless you say otherwise**, while PyTorch itself uses all the
@@ -313,20 +344,27 @@ print("threads used by default:", m1.task_spec.num_threads)
 mN = Timer("big.sum()", globals={"big": big}, num_threads=ALL_THREADS).blocked_autorange(min_run_time=0.2)
 for m in (m1, mN):
     print(
-        f"{m.task_spec.num_threads} thread(s): median {format_seconds(m.median)}, "
+        f"Timer, {m.task_spec.num_threads} thread(s): median {format_seconds(m.median)}, "
         f"IQR {format_seconds(m.iqr)}, {len(m.times)} blocks of {m.number_per_run} runs"
     )
+print(f"measure, {torch.get_num_threads()} thread(s): {measure(lambda: big.sum(), budget=0.05)}")
+if ALL_THREADS == 1:
+    print("PyTorch uses one thread here anyway, so both Timer lines measure the same thing.")
+else:
+    faster = "faster" if mN.median < m1.median else "slower"
+    print(f"On this run {ALL_THREADS} threads were {faster} than one: {mN.median / m1.median:.2g}x its median time.")
 
 # %% [markdown]
 # On an idle machine with several cores, more threads make a large sum faster. On a busy
 # machine the reverse can happen: a parallel kernel waits at its end for every thread, and
-# a thread the operating system has paused makes everyone wait. (On the shared machine this
-# notebook was built on, the many-thread line can come out far *slower*.) That is why this
+# a thread the operating system has paused makes everyone wait, so the many-thread line can
+# come out *slower*; the last line above says which happened on this run. That is why this
 # notebook times on one thread, and why the course's timings say how many threads they used.
 #
-# `measure` and `Timer` agree on what they measure; use whichever reads better. `Timer` adds
-# `Compare` tables and instruction counts; `measure` takes any Python callable and keeps
-# every repeat.
+# `measure` and `Timer` report the same quantity, seconds per call after a warm-up, so the
+# one-thread lines above should be close; use whichever reads better. `Timer` adds `Compare`
+# tables and instruction counts (`collect_callgrind`); `measure` takes any Python callable
+# and keeps every repeat.
 
 # %% [markdown]
 # ## Broadcasting
@@ -419,14 +457,56 @@ print(w / row_sums)
 #
 # * `argmax`/`argmin` take one `dim` (they return positions along it); `amax`/`amin` take
 #   several. `max(dim=...)` returns both values and indices.
-# * Summing integers promotes to `int64`: `torch.ones(10**6, dtype=torch.int8).sum()` is an
-#   `int64`, so it cannot overflow, and a sum over some dimensions allocates its result
-#   at eight times the input's element size.
+# * Summing integers promotes to `int64` (module 04): the sum of an `int8` tensor is an
+#   `int64`, unless you pass `dtype=`.
 
 # %%
 small = torch.ones(4, 3, dtype=torch.int8)
 print(small.sum().dtype, small.sum(dim=0).dtype, small.sum(dim=0, dtype=torch.int16).dtype)
+claim(small.sum().dtype == torch.int64, "the sum of an int8 tensor is int64")
 
+# %% [markdown]
+# int64 makes overflow unlikely, not impossible: past 2**63 − 1 an int64 sum wraps around
+# silently, like every integer operation:
+
+# %%
+huge = torch.tensor([2**62, 2**62])
+wrapped = huge.sum()
+print(f"{huge.dtype} sum: {wrapped.item()} | exact: {2**63}")
+claim(wrapped.item() < 0, "an int64 sum past 2**63 - 1 wraps around to a negative number")
+
+# %% [markdown]
+# And the promotion costs memory. The result of a full sum is one 8-byte number, but
+# before it reduces, `sum` converts the whole *input* to int64: an int8 tensor is copied at
+# eight times its size. The profiler's memory records (`profile_memory=True`, wrapped in the
+# course helper `bytes_allocated`) show what one call allocated:
+
+# %%
+from torchcourse.workloads.ga import bytes_allocated
+
+ones8 = torch.ones(1_000_000, dtype=torch.int8)
+input_bytes = ones8.numel() * ones8.element_size()
+result = ones8.sum()
+for label, fn in [
+    ("ones8.sum()", lambda: ones8.sum()),
+    ("ones8.sum(dtype=torch.int16)", lambda: ones8.sum(dtype=torch.int16)),
+]:
+    allocated = bytes_allocated(fn)
+    print(
+        f"{label:<29} allocates {allocated / 1e6:.1f} MB = {allocated / input_bytes:.1f}x its {input_bytes / 1e6:.0f} MB input"
+    )
+print(f"the result: {result.numel() * result.element_size()} bytes of {result.dtype}")
+claim(
+    bytes_allocated(lambda: ones8.sum()) >= 8 * input_bytes, "the int8 sum allocates at least 8 bytes per input element"
+)
+claim(
+    result.element_size() * result.numel() == 8,
+    "the result is one 8-byte number, so the allocation is a copy of the input",
+)
+
+# %% [markdown]
+# Pass the smallest accumulator that cannot overflow (`dtype=torch.int16` above, when the
+# total fits) and the hidden copy shrinks with it.
 # %% [markdown]
 # ## Common mistakes
 #
@@ -473,6 +553,7 @@ fresh = make_input(1_000_000, seed=1)
 _, first = time_once(lambda: torch.cumsum(fresh, dim=0))
 later = measure(lambda: torch.cumsum(fresh, dim=0))
 print(f"first call {format_seconds(first)}, then {later}")
+print(f"the first call took {first / later.min:.1f}x the min of the repeated calls on this run")
 
 # %% [markdown]
 # ## Key points
@@ -481,12 +562,28 @@ print(f"first call {format_seconds(first)}, then {later}")
 #   pays a few microseconds once, then a nanosecond or less per element. Published: 1.37 s
 #   vs 191 µs for 1e6 float64 (laptop CPU), and the loop is slower still on a GPU (4.54 s).
 # * Time with a warm-up and repeats; report the min (the code's cost) and the median (a
-#   typical run); synchronise a GPU before reading the clock. `measure` does all of this.
+#   typical run) and the number of threads; synchronise a GPU before reading the clock
+#   (`torch.accelerator.synchronize()`). `measure` does all of this.
 # * `torch.utils.benchmark.Timer` uses **1 thread** unless given `num_threads`; print its
 #   Measurement's fields, not the object.
 # * Broadcasting aligns shapes from the right; sizes must match or be 1; nothing is copied.
 # * Reduce with `dim=` (an int or a tuple); `keepdim=True` lets the result broadcast back.
 #   Test on non-square shapes so a wrong `dim` fails loudly.
+# * An integer `sum` returns int64, which can still wrap, and first copies an int8 input at
+#   eight times its size; pass `dtype=` for a smaller accumulator.
+
+# %% [markdown]
+# ## Further reading
+#
+# * [Benchmark Utils, `torch.utils.benchmark`](https://docs.pytorch.org/docs/2.13/benchmark_utils.html):
+#   `Timer`, `Measurement`, `Compare`, for the PyTorch version these outputs were made with.
+# * [PyTorch Benchmark recipe](https://docs.pytorch.org/tutorials/recipes/recipes/benchmark.html):
+#   threads, warm-up and `blocked_autorange` step by step.
+# * [Broadcasting semantics](https://docs.pytorch.org/docs/stable/notes/broadcasting.html): the rules
+#   used above, with in-place caveats.
+# * [Everything you wanted to know (and more) about PyTorch tensors](https://mint.westdri.ca/ai/wb_torchtensors.html)
+#   (M.-H. Burle, 2022): the webinar whose loop and `sum()` timings this notebook quotes; the figures
+#   and their hardware are in [docs/reference-figures.md](../docs/reference-figures.md), C.
 
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/05_vectorisation.ipynb](../exercises/05_vectorisation.ipynb) ·

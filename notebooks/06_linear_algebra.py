@@ -25,8 +25,6 @@ if "google.colab" in sys.modules:
     import os
     import subprocess
 
-    import torch
-
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
@@ -40,16 +38,22 @@ if "google.colab" in sys.modules:
         subprocess.run(pip, check=True)
     sys.path.insert(0, home)
     print("Colab: the course is in", home)
-    if torch.__version__.split("+")[0] != "2.13.0":
-        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
 else:
     print("Local run: nothing to install.")
+# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+# saying whether it is supported; an error naming what is missing when it is too old.
+from torchcourse.preflight import check_torch
+
+check_torch()
+
+# %% [markdown] tags=["outputs-stamp"]
+# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
 
 # %% [markdown]
 # # 06 · Linear algebra
 #
 # Linear systems, least-squares fits, eigenvalues and matrix products are the core of
-# scientific computing, and `torch.linalg` provides them all, the same functions and names as
+# scientific computing, and `torch.linalg` provides them all, with largely the same names as
 # `numpy.linalg`, batched over leading dimensions and available on the GPU. In this notebook
 # you solve systems one at a time and by the thousand, find out why you should almost
 # never compute an inverse, fit a physical constant from noisy data, compute eigenvalues
@@ -70,24 +74,14 @@ else:
 #
 # **Time.** 40 min teaching, 40 min exercises.
 
-# %% [markdown]
-# The last section times torch against NumPy, one thread each. NumPy's BLAS library reads its
-# thread count once, when NumPy is first imported (and `import torch` imports NumPy), so this
-# first cell sets it before anything else. `OPENBLAS_NUM_THREADS` is for the OpenBLAS that
-# pip's NumPy uses on Linux and Windows; `VECLIB_MAXIMUM_THREADS` for Apple's Accelerate.
-
 # %%
-import os
-
-os.environ["OPENBLAS_NUM_THREADS"] = "1"
-os.environ["VECLIB_MAXIMUM_THREADS"] = "1"
-
 import math
 
 import matplotlib.pyplot as plt
 import torch
 
-from torchcourse import format_seconds, gpu_skip_message, measure, pick_device
+from torchcourse import claim, format_seconds, gpu_skip_message, measure, pick_device
+from torchcourse.timing import in_fresh_process, numpy_blas_threads
 from torchcourse.workloads.matmul import gflops, matmul_flops, time_matmuls
 
 # Timings in this notebook use one thread (module 05 explains why); ALL_THREADS is
@@ -161,10 +155,14 @@ many_A = torch.randn(2000, 3, 3, generator=g, dtype=torch.float64) + 3 * torch.e
 many_b = torch.randn(2000, 3, generator=g, dtype=torch.float64)
 t_loop = measure(lambda: [torch.linalg.solve(many_A[i], many_b[i]) for i in range(2000)], repeat=3, number=1)
 t_batch = measure(lambda: torch.linalg.solve(many_A, many_b), repeat=5, budget=0.05)
+batch_speedup = t_loop.min / t_batch.min
 print(
     f"2,000 3x3 systems: loop {format_seconds(t_loop.min)}, one batched call {format_seconds(t_batch.min)}"
-    f" ({t_loop.min / t_batch.min:,.0f}x)"
+    f" ({batch_speedup:,.0f}x)"
 )
+
+# %%
+claim(batch_speedup > 10, "one batched solve is more than 10x faster than the Python loop")
 
 # %% [markdown]
 # ## Solve, don't invert
@@ -198,19 +196,21 @@ def solve_both_ways(n):
         "residual inv": norm(H @ x_inv - b).item(),
         "error solve": norm(x_solve - x_true).item(),
         "error inv": norm(x_inv - x_true).item(),
+        "relative error solve": (norm(x_solve - x_true) / norm(x_true)).item(),
+        "relative error inv": (norm(x_inv - x_true) / norm(x_true)).item(),
         "cond": torch.linalg.cond(H).item(),
     }
 
 
 r10 = solve_both_ways(10)
 print("cond(H_10) ≈", f"{r10['cond']:.1e}")
-print("solve's residual is at round-off level (< 1e-13):", r10["residual solve"] < 1e-13)
-print("inv's residual is over a million times larger:", r10["residual inv"] > 1e6 * r10["residual solve"])
-print("solve's error is smaller than inv's:", r10["error solve"] < r10["error inv"])
+claim(r10["residual solve"] < 1e-13, "solve's residual is at round-off level (below 1e-13)")
+claim(r10["residual inv"] > 1e6 * r10["residual solve"], "inv's residual is over a million times larger")
+claim(r10["error solve"] < r10["error inv"], "solve's error is smaller than inv's")
 
 # %% [markdown]
-# The exact values depend on the CPU and the maths library, so they are printed in the next
-# cell, which the course's tests do not compare. Expect a residual near $10^{-15}$ for
+# The exact values depend on the CPU and the maths library, so the next cell prints them
+# without asking you to match them digit for digit. Expect a residual near $10^{-15}$ for
 # `solve` and many orders of magnitude more for `inv`:
 
 # %%
@@ -228,30 +228,49 @@ for key, value in r10.items():
 # * The **error** $\|\mathbf{x} - \mathbf{x}_{true}\|$ is large for *both*: no method can
 #   recover digits the problem does not determine. The **condition number**
 #   `torch.linalg.cond(H)` says how much relative errors in the data can grow in the answer:
-#   with `cond` ≈ $10^k$ you lose about $k$ of float64's 16 significant digits.
+#   with `cond` ≈ $10^k$ you can lose up to about $k$ of float64's 16 significant digits.
 #
-# The plot shows both across sizes: the error follows `cond × ε` (ε = 2.2e-16, the float64
-# machine epsilon), `solve`'s residual stays flat, and `inv`'s residual grows with `cond`.
+# For a backward-stable method such as `solve`, the relative error
+# $\|\mathbf{x} - \mathbf{x}_{true}\| / \|\mathbf{x}_{true}\|$ **is bounded by** about
+# `cond × ε` (ε = 2.2e-16, the float64 machine epsilon): a worst case, not a forecast, and
+# `solve` usually lands below it. The plot shows the bound and the errors across sizes, and
+# the cell checks the bound at every size; `solve`'s residual (dotted blue) stays at round-off
+# level throughout, while `inv`'s grows with `cond`. Once `cond × ε` passes 1 the bound promises
+# nothing: every digit may be lost.
 
 # %%
 sizes_h = list(range(2, 14))
 runs = [solve_both_ways(n) for n in sizes_h]
 eps = torch.finfo(torch.float64).eps
 fig, ax = plt.subplots(figsize=(6.5, 4))
-ax.semilogy(sizes_h, [r["cond"] * eps for r in runs], "k--", label="cond(H) × ε")
-ax.semilogy(sizes_h, [max(r["error inv"], 1e-17) for r in runs], "o-", color="C3", label="error, inv(H) @ b")
-ax.semilogy(sizes_h, [max(r["error solve"], 1e-17) for r in runs], "o-", color="C0", label="error, solve")
+ax.semilogy(sizes_h, [r["cond"] * eps for r in runs], "k--", label="cond(H) × ε (the bound)")
+ax.semilogy(
+    sizes_h, [max(r["relative error inv"], 1e-17) for r in runs], "o-", color="C3", label="rel. error, inv(H) @ b"
+)
+ax.semilogy(sizes_h, [max(r["relative error solve"], 1e-17) for r in runs], "o-", color="C0", label="rel. error, solve")
 ax.semilogy(sizes_h, [max(r["residual inv"], 1e-17) for r in runs], "s:", color="C3", label="residual, inv(H) @ b")
 ax.semilogy(sizes_h, [max(r["residual solve"], 1e-17) for r in runs], "s:", color="C0", label="residual, solve")
 ax.set(
     xlabel="size n of the Hilbert matrix",
-    ylabel="norm (float64)",
+    ylabel="relative error / residual norm",
     title="Solving H x = b: solve vs inverse",
     ylim=(1e-17, 1e4),
 )
 ax.grid(alpha=0.3)
 ax.legend(fontsize=8)
 plt.show()
+claim(
+    all(r["relative error solve"] <= r["cond"] * eps for r in runs),
+    "solve's relative error stays below cond(H) × ε at every size",
+)
+claim(all(r["residual solve"] < 1e-13 for r in runs), "solve's residual stays at round-off level at every size")
+claim(
+    runs[-1]["residual inv"] > 1e3 * max(runs[0]["residual inv"], max(r["residual solve"] for r in runs)),
+    "inv's residual grows with cond, by orders of magnitude above solve's round-off level",
+    f"inv residual n={sizes_h[0]}: {runs[0]['residual inv']:.1e}, n={sizes_h[-1]}: {runs[-1]['residual inv']:.1e}",
+)
+hopeless = next(n for n, r in zip(sizes_h, runs) if r["cond"] * eps > 1)
+print(f"cond(H) × ε passes 1 at n = {hopeless}: from there the bound allows a 100% error")
 
 # %% [markdown]
 # Speed: `solve` factorises once (about $\tfrac{2}{3}n^3$ FLOPs for the LU factorisation) and
@@ -267,16 +286,18 @@ t_solve = measure(lambda: torch.linalg.solve(M500, v500), repeat=7, budget=0.05)
 t_inv = measure(lambda: torch.linalg.inv(M500) @ v500, repeat=7, budget=0.05)
 print(f"solve:      {t_solve}")
 print(f"inv(A) @ b: {t_inv}")
-print(f"inv is {t_inv.min / t_solve.min:.1f}x slower")
+inv_ratio = t_inv.min / t_solve.min
+print(f"inv is {inv_ratio:.1f}x slower")
 
 # %%
+claim(inv_ratio > 1.3, "inv(A) @ b is slower than solve")
 same = torch.allclose(torch.linalg.solve(M500, v500), torch.linalg.inv(M500) @ v500)
 print("same answer on this well-conditioned matrix:", same)
 
 # %% [markdown]
 # On a quiet machine the ratio is close to that factor of three in arithmetic; on a busy one
-# (like the shared machine this notebook was built on) other programs interrupt either call
-# and blur the ratio, one more reason to read timings with care. When you need to solve with the
+# other programs interrupt either call and blur the ratio, one more reason to read timings
+# with care. When you need to solve with the
 # same matrix many times, do not keep an inverse either: keep its factorisation
 # (`torch.linalg.lu_factor` once, `torch.linalg.lu_solve` per right-hand side), or pass all
 # right-hand sides as columns of one `B`.
@@ -313,7 +334,7 @@ plt.show()
 # %% [markdown]
 # `lstsq` returns a named tuple: `solution`, `rank`, and (depending on the *driver*)
 # `residuals` and `singular_values`. On the CPU the default driver is `"gelsy"` (QR with
-# column pivoting), which leaves `residuals` empty; `driver="gelsd"` (SVD based) fills them.
+# column pivoting), which leaves both empty; `driver="gelsd"` (SVD based) fills them.
 # On CUDA only `"gels"` exists, which assumes the matrix has full rank.
 #
 # Two other ways to the same answer, and why `lstsq` is preferred:
@@ -401,7 +422,8 @@ print("C V == V diag(λ):", torch.allclose(C.to(V2.dtype) @ V2, V2 * lam2))
 
 # %% [markdown]
 # `eig` on a symmetric matrix works but wastes the symmetry: it returns complex tensors with
-# zero imaginary parts and eigenvectors that need not be orthonormal. `eigvalsh`/`eigvals`
+# zero imaginary parts, and eigenvectors of length 1 that are not guaranteed to be orthogonal
+# (where an eigenvalue repeats, they usually are not). `eigvalsh`/`eigvals`
 # skip the eigenvectors when you need only the values.
 #
 # ## `tensordot` and `tensorsolve`
@@ -441,11 +463,12 @@ print("same as a 6x6 solve:", torch.allclose(X_grid, X_flat.reshape(2, 3)))
 # %% [markdown]
 # ## How fast is a matrix product?
 #
-# An $n \times n$ by $n \times n$ product does $n^3$ multiplications and $n^3$ additions:
+# An $n \times n$ by $n \times n$ product does $n^3$ multiplications and about as many additions:
 # **$2n^3$ floating-point operations** (FLOPs). Divide by the time to get FLOP/s, the
-# throughput to compare with a processor's peak. It reads only $3n^2$ numbers, so for large
-# $n$ the product is limited by arithmetic, not memory, and reaches a good fraction of peak.
-# The published figures (M.-H. Burle's webinar, 2022, a laptop) become:
+# throughput to compare with a processor's peak. It touches only $3n^2$ numbers (reads `A`
+# and `B`, writes the result), so for large $n$ the product is limited by arithmetic, not
+# memory, and reaches a good fraction of peak. The published figures (M.-H. Burle's webinar,
+# 2022, a laptop: [docs/reference-figures.md](../docs/reference-figures.md), section C) become:
 
 # %%
 published = {("CPU", 500): 2.29e-3, ("GPU", 500): 108.02e-6, ("CPU", 5000): 2.21, ("GPU", 5000): 57.88e-3}
@@ -458,13 +481,32 @@ for (where, n_pub), seconds in published.items():
 # %% [markdown]
 # Now this machine, float32 (torch's default), for torch and for NumPy on the same arrays,
 # one thread each, with the course's workload `torchcourse/workloads/matmul.py` (the
-# benchmark imports the same code). Float64 is added for torch: twice the bytes per number
+# benchmark uses the same module). Float64 is added for torch: twice the bytes per number
 # and half as many per vector instruction.
+#
+# One thread each is easy to ask of torch (`torch.set_num_threads(1)`, at any time) and hard
+# to ask of NumPy. NumPy hands a product to a BLAS library (OpenBLAS in pip's NumPy on Linux
+# and Windows, Apple's Accelerate on macOS), which reads its thread count from an environment
+# variable (`OPENBLAS_NUM_THREADS`, `VECLIB_MAXIMUM_THREADS`) once, when it is loaded. By now
+# NumPy is loaded (`import torch` imports it), and on Colab it was loaded before your first
+# cell ran, so setting the variable here would change nothing. Ask the library itself:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+print("NumPy's BLAS threads in this kernel:", numpy_blas_threads() or "unknown (this BLAS does not say)")
+
+# %% [markdown]
+# The sure way is a fresh Python process that starts with the variables set.
+# `torchcourse.timing.in_fresh_process` does that: it runs a function in a new process with
+# every thread pool sized to one, and reports the thread counts that were really in effect
+# there. The float32 table (torch and NumPy) is timed that way; torch's float64 column here,
+# on one thread too.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 sizes_mm = [16, 32, 64, 128, 256, 500, 1024]
-rows32 = time_matmuls(sizes_mm, repeat=7, budget=0.01)
+fresh = in_fresh_process(time_matmuls, sizes_mm, repeat=7, budget=0.01, threads=1)
+rows32 = fresh.value
 rows64 = time_matmuls(sizes_mm, dtype=torch.float64, numpy=False, repeat=7, budget=0.01)
 print(f"{'n':>5} {'torch f32':>10} {'NumPy f32':>10} {'torch f64':>10}   torch f32 time: min / median")
 for r32, r64 in zip(rows32, rows64):
@@ -473,6 +515,18 @@ for r32, r64 in zip(rows32, rows64):
         f"   {format_seconds(r32.torch.min)} / {format_seconds(r32.torch.median)}"
     )
 print("(GFLOP/s from the min of 7 repeats, one thread)")
+big32, big64 = rows32[-1], rows64[-1]
+print(
+    f"At n = {big32.n}: NumPy reached {big32.numpy_gflops / big32.torch_gflops:.0%} of torch's float32 rate,"
+    f" float64 {big64.torch_gflops / big32.torch_gflops:.0%} of it."
+)
+
+# %%
+claim(fresh.torch_threads == 1, "torch's columns ran on one thread")
+if fresh.numpy_blas_threads is None:
+    print("NumPy's BLAS does not report its thread count here; it started with its thread variables set to 1.")
+else:
+    claim(fresh.numpy_blas_threads == 1, "NumPy's BLAS ran on one thread in the fresh process")
 
 # %%
 fig, ax = plt.subplots(figsize=(6.5, 4))
@@ -495,9 +549,11 @@ plt.show()
 # so their GFLOP/s is low. On a quiet machine the throughput then climbs and levels off, from
 # a few hundred onwards, near what one core can do. torch and NumPy both hand the product to
 # an optimised BLAS library (on x86, torch's CPU wheel uses Intel's oneMKL; pip's NumPy uses
-# OpenBLAS on Linux and Windows), so at large sizes they land in the same range; at small sizes the fixed cost
-# per call decides. Float64 reaches at most about half of float32's rate: each number is
-# twice as wide, so one vector instruction works on half as many.
+# OpenBLAS on Linux and Windows), so at large sizes they land in the same range (the line under
+# the table gives this run's ratio); at small sizes the fixed cost per call decides. At large
+# sizes float64 runs at about half of float32's rate: each number is twice as wide, so one
+# vector instruction works on half as many. At the smallest sizes the fixed cost hides that
+# difference.
 #
 # On a busy machine the largest sizes come out lower and ragged: one of their calls lasts
 # long enough for the operating system to pause it for other programs, and a wall clock
@@ -575,6 +631,19 @@ print("A * x has shape", tuple((A * x).shape), "| A @ x has shape", tuple((A @ x
 #   otherwise (complex, unordered). Test `A V = V Λ`, not signs.
 # * A matmul does $2n^3$ FLOPs; GFLOP/s rises with size to the machine's peak. Published: a
 #   laptop CPU at 500x500 in 2.29 ms, its GPU in 108 µs.
+# * A BLAS library reads its thread count when it loads: to time NumPy on one thread, start a
+#   fresh process with `OPENBLAS_NUM_THREADS=1`, and check the count in effect.
+#
+# ## Further reading
+#
+# * [`torch.linalg.solve`](https://docs.pytorch.org/docs/stable/generated/torch.linalg.solve.html)
+#   and [`torch.linalg.lstsq`](https://pytorch.org/docs/stable/generated/torch.linalg.lstsq.html)
+#   in the PyTorch reference: batching and broadcasting rules, the `lstsq` drivers and which
+#   one to choose.
+# * [Numerical accuracy](https://pytorch.org/docs/1.12/notes/numerical_accuracy.html), PyTorch's
+#   note on floating-point results, batched computations and extremal values (1.12 edition).
+# * [docs/reference-figures.md](../docs/reference-figures.md), section C: the published laptop
+#   matmul times quoted here, with their source and hardware.
 
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/06_linear_algebra.ipynb](../exercises/06_linear_algebra.ipynb) ·

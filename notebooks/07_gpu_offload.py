@@ -25,8 +25,6 @@ if "google.colab" in sys.modules:
     import os
     import subprocess
 
-    import torch
-
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
@@ -40,12 +38,20 @@ if "google.colab" in sys.modules:
         subprocess.run(pip, check=True)
     sys.path.insert(0, home)
     print("Colab: the course is in", home)
-    if torch.__version__.split("+")[0] != "2.13.0":
-        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
+    import torch
+
     if not torch.cuda.is_available():
         print("No GPU in this runtime: Runtime > Change runtime type > T4 GPU, then run this cell again.")
 else:
     print("Local run: nothing to install.")
+# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+# saying whether it is supported; an error naming what is missing when it is too old.
+from torchcourse.preflight import check_torch
+
+check_torch()
+
+# %% [markdown] tags=["outputs-stamp"]
+# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
 
 # %% [markdown]
 # # 07 · GPU offload
@@ -60,8 +66,10 @@ else:
 # when the GPU loses.
 #
 # **Objectives.** After this notebook you can:
-# 1. write device-agnostic code with `pick_device()`, `device=` and `.to()`;
-# 2. time GPU work correctly, with `torch.cuda.synchronize()` or CUDA events;
+# 1. write device-agnostic code with `torch.accelerator` (or the course's `pick_device()`),
+#    `device=` and `.to()`, and name the devices PyTorch supports and what each needs;
+# 2. time GPU work correctly, with `torch.accelerator.synchronize()`, `torch.utils.benchmark`
+#    or, on CUDA, CUDA events;
 # 3. estimate and measure the cost of a host-to-device transfer (pageable vs pinned memory,
 #    `non_blocking`);
 # 4. predict when the GPU wins (large matrix products) and when it loses (small work,
@@ -78,24 +86,50 @@ else:
 # %% [markdown]
 # ## Pick the device once
 #
-# `pick_device()` returns CUDA if PyTorch sees an NVIDIA (or AMD ROCm, which PyTorch also
-# calls `cuda`) GPU, then Apple's MPS, then the CPU. Everything else in a notebook takes
-# that one value, so the same code runs everywhere. Which device *this* machine has
-# depends on the machine, so that cell's output is not part of the course's checked
-# outputs:
+# PyTorch's device-agnostic API is `torch.accelerator`. A build of PyTorch supports at most
+# one kind of accelerator, and `torch.accelerator` answers for whichever it is:
+#
+# * `current_accelerator()`: that kind as a `torch.device` (`cuda`, `mps`, `xpu`, ...), or
+#   `None` in a CPU-only build;
+# * `is_available()`: whether such a device is present and usable right now;
+# * `device_count()`: how many;
+# * `synchronize()`: wait until the work queued on it has finished (next section).
+#
+# The course's `pick_device()` is that accelerator when one is available, else the CPU.
+# Everything else in a notebook takes that one value, so the same code runs everywhere.
+# What this cell prints depends on your machine:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 import torch
 
-from torchcourse import describe_device, gpu_skip_message, measure, pick_device
+from torchcourse import claim, describe_device, format_seconds, gpu_skip_message, measure, pick_device
 
+print("torch.accelerator.current_accelerator():", torch.accelerator.current_accelerator())
+print("torch.accelerator.is_available():", torch.accelerator.is_available())
+print("torch.accelerator.device_count():", torch.accelerator.device_count())
 device = pick_device()
-print("device:", describe_device(device))
-print("torch.cuda.is_available():", torch.cuda.is_available())
+print("pick_device():", describe_device(device))
 
 # %%
-print("device type is one of cuda/mps/cpu:", device.type in {"cuda", "mps", "cpu"})
+by_hand = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+print("pick_device() is torch.accelerator's choice:", device.type == by_hand.type)
+
+# %% [markdown]
+# The devices you may meet, and what each needs:
+#
+# | `device.type` | hardware | what you need |
+# |---|---|---|
+# | `cuda` | NVIDIA GPUs, and AMD GPUs through ROCm (PyTorch calls both `cuda`) | a CUDA or ROCm build of PyTorch and the vendor's driver |
+# | `mps` | Apple-silicon GPUs | the ordinary macOS build of PyTorch |
+# | `xpu` | Intel GPUs (Arc, Data Center GPU Max) | Intel's GPU driver and PyTorch's XPU build (`pip install torch --index-url https://download.pytorch.org/whl/xpu`) |
+# | `xla` | Google TPUs (and other XLA back ends) | the separate `torch_xla` package (`pip install torch torch_xla[tpu]` on a TPU VM); not a `torch.accelerator` device: reach it with `torch_xla.device()` |
+# | `meta` | none | nothing: every build has it (shapes and dtypes, no data) |
+#
+# `cuda`, `mps` and `xpu` are accelerators in `torch.accelerator`'s sense: they run work
+# asynchronously on streams and answer to the same API. XLA tensors are *lazy*: operations
+# are recorded and compiled into one XLA graph that runs when a result is needed, so
+# timing them follows torch_xla's own rules, outside this lesson.
 
 # %% [markdown]
 # ## Three ways to put a tensor on a device
@@ -130,9 +164,9 @@ print("bytes it would take:", created.numel() * created.element_size())
 # fills it on the device directly. On a GPU the second form skips a transfer of
 # `4·n²` bytes; on the CPU both are the same thing.
 #
-# `.cuda()` is the one form that depends on the machine. On this CPU-only build it fails
-# with `AssertionError: Torch not compiled with CUDA enabled`; with CUDA it moves the
-# tensor. The cell catches the error so that it runs everywhere:
+# `.cuda()` is the one form that depends on the machine. A CPU-only build of PyTorch fails
+# with `AssertionError: Torch not compiled with CUDA enabled` (a CUDA build on a machine
+# without an NVIDIA GPU raises a `RuntimeError`); with CUDA it moves the tensor. The cell catches the error so that it runs everywhere:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -144,11 +178,12 @@ except (AssertionError, RuntimeError) as exc:
 # %% [markdown]
 # ## The GPU runs asynchronously
 #
-# When you call `a @ b` on a CUDA tensor, PyTorch does not wait for the product. It puts
-# a *kernel launch* into the GPU's queue (a CUDA *stream*) and returns at once, in a few
+# When you call `a @ b` on a GPU tensor, PyTorch does not wait for the product. It puts
+# a *kernel launch* into the device's queue (a *stream*) and returns at once, in a few
 # microseconds; the GPU works through the queue in the background. Python only waits
 # when it needs a result: `.item()`, `print`, `.cpu()`, or an explicit
-# `torch.cuda.synchronize()`.
+# `torch.accelerator.synchronize()` (the device-agnostic form of `torch.cuda.synchronize()`
+# and `torch.mps.synchronize()`).
 #
 # So `time.perf_counter()` around `a @ b` measures the *launch*, not the work. The cell
 # below times the same product twice: without and with a synchronisation before the clock
@@ -159,35 +194,79 @@ except (AssertionError, RuntimeError) as exc:
 # NBVAL_IGNORE_OUTPUT
 import time
 
-if device.type == "cuda":
+if device.type != "cpu":
     n = 8000
     a = torch.randn(n, n, device=device)
     b = torch.randn(n, n, device=device)
-    a @ b  # warm-up: the first call loads the cuBLAS kernels
-    torch.cuda.synchronize()
+    a @ b  # warm-up: the first call loads the matmul kernels
+    torch.accelerator.synchronize()
 
     start = time.perf_counter()
     c = a @ b
     launch = time.perf_counter() - start  # the kernel is still running
-    torch.cuda.synchronize()
+    torch.accelerator.synchronize()
     done = time.perf_counter() - start
 
     print(f"without synchronize: {launch * 1e3:.3f} ms  (only the launch)")
     print(f"with synchronize:    {done * 1e3:.3f} ms  (the product itself)")
     del a, b, c
 else:
-    print(
-        gpu_skip_message("timing a CUDA matmul with and without torch.cuda.synchronize()")
-        or "This cell needs CUDA; MPS works the same way with torch.mps.synchronize()."
-    )
+    print(gpu_skip_message("timing a GPU matmul with and without torch.accelerator.synchronize()"))
+
+# %% [markdown]
+# `torch.accelerator.synchronize()` needs an accelerator: on a machine without one it
+# raises instead of doing nothing, so device-agnostic code calls it only when the device is
+# not the CPU (the course's `torchcourse.synchronize(device)` does exactly that):
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+try:
+    torch.accelerator.synchronize()
+    print("torch.accelerator.synchronize() returned: the queued work is done")
+except RuntimeError as exc:
+    print(f"torch.accelerator.synchronize() raised RuntimeError: {exc}")
 
 # %% [markdown]
 # The course's `measure` and `time_once` take the device and synchronise before the clock
 # starts and before it stops, so every timing in the course is of finished work.
 #
-# **CUDA events** measure on the GPU's own clock: you record an event into the stream
-# before and after the work, and ask for the time between them once the second one has
-# happened. This is the pattern (and what `torch.utils.benchmark` does internally):
+# **`torch.utils.benchmark`** is PyTorch's own timer. It warms up, picks how many calls to
+# time in a block, repeats, and runs on **one thread** unless you pass `num_threads`. Its
+# clock (the function `torch.utils.benchmark.utils.timer.timer` in torch 2.13) calls
+# `torch.accelerator.synchronize()` when an accelerator is present and then reads the
+# ordinary wall clock (`timeit.default_timer`): a synchronised wall-clock time, like
+# `measure`'s. The next cell checks that in the installed source and times a matmul with it:
+
+# %%
+import inspect
+
+from torch.utils import benchmark
+from torch.utils.benchmark.utils import timer as benchmark_timer
+
+clock_source = inspect.getsource(benchmark_timer.timer)
+claim(
+    "torch.accelerator.synchronize()" in clock_source and "default_timer()" in clock_source,
+    "torch.utils.benchmark's clock synchronises through torch.accelerator, then reads a wall clock",
+)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+a = torch.randn(500, 500, device=device)
+m = benchmark.Timer("a @ a", globals={"a": a}).blocked_autorange(min_run_time=0.2)
+print(
+    f"torch.utils.benchmark, 500x500 matmul on {device.type}: median {format_seconds(m.median)}"
+    f" over {len(m.times)} blocks, {m.task_spec.num_threads} thread(s)"
+)
+del a
+
+# %% [markdown]
+# **CUDA events** are the one tool here that reads the GPU's own clock. You record an event
+# into the CUDA stream before and after the work; once the second has been reached,
+# `start.elapsed_time(end)` gives the milliseconds the stream took between the two points.
+# That is device time between the two events: it leaves out host time before the start event
+# and after the end event, but includes any gap in which the GPU sat idle waiting for the CPU
+# to queue the next kernel (the first kernel's launch included, when the GPU was idle). `torch.cuda.Event` exists only for CUDA (`torch.Event(device)` is the
+# generic form in recent PyTorch). This is the pattern:
 
 
 # %%
@@ -211,22 +290,24 @@ if device.type == "cuda":
     print(f"4000x4000 matmul: {time_with_cuda_events(lambda: a @ a):.3f} ms per call (CUDA events)")
     del a
 else:
-    print(gpu_skip_message("the CUDA-events timing") or "CUDA events need CUDA; this device is not CUDA.")
+    print(
+        gpu_skip_message("the CUDA-events timing")
+        or f"Skipped the CUDA-events timing: this device is {device.type}, and torch.cuda.Event needs CUDA."
+    )
 
 # %% [markdown]
 # ## What a transfer costs
 #
 # Host memory and GPU memory are separate. `t.to("cuda")` copies every byte of `t` over
-# the PCIe (or NVLink) bus: a few to a few tens of GB/s, against hundreds to thousands of
-# GB/s inside the GPU. The number of bytes is `t.numel() * t.element_size()`:
+# the PCIe bus (NVLink-C2C on a few systems): a few to a few tens of GB/s over PCIe, against
+# hundreds to thousands of GB/s inside the GPU. The number of bytes is
+# `t.numel() * t.element_size()`; the cell assumes 16 GB/s, about the peak of a PCIe 3.0 x16
+# link (PCIe 4.0 doubles it):
 
 # %%
 for n in (500, 5000, 10000):
     nbytes = n * n * 4  # float32
-    print(
-        f"{n:>5}x{n:<5} float32: {nbytes / 1e6:7.1f} MB, "
-        f"{nbytes / 16e9 * 1e3:6.2f} ms at 16 GB/s (a typical PCIe 4.0 x16 copy)"
-    )
+    print(f"{n:>5}x{n:<5} float32: {nbytes / 1e6:7.1f} MB, {nbytes / 16e9 * 1e3:6.2f} ms at 16 GB/s")
 
 # %% [markdown]
 # Compare with the published matmul times in the next section: moving a 5000×5000 matrix
@@ -240,8 +321,8 @@ for n in (500, 5000, 10000):
 # `t.to("cuda", non_blocking=True)` return before the copy ends, so the CPU can prepare
 # the next batch meanwhile (this is what `DataLoader(pin_memory=True)` is for).
 #
-# Pinning needs a GPU build of PyTorch with a GPU present. Here is what it does on this
-# machine:
+# Pinning needs an accelerator (a GPU build of PyTorch with its device present). Here is
+# what it does on this machine:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -254,19 +335,33 @@ except RuntimeError as exc:
     pinned = None
 
 # %% [markdown]
-# On the CPU-only build the call fails (`Cannot access accelerator device when none is
-# available`), and `torch.ones(..., pin_memory=True)` fails likewise. `non_blocking=True`
+# Without an accelerator the call fails (`Cannot access accelerator device when none is
+# available`), and `torch.ones(..., pin_memory=True)` fails too. `non_blocking=True`
 # is accepted on any copy; without a GPU it changes nothing.
 #
-# What you *can* measure on the CPU is the host side: how fast this machine copies memory.
-# That bounds how fast it could feed any GPU, and it is the same copy the driver makes into
-# its staging buffer for pageable memory.
+# What you *can* measure on the CPU is the host side: how fast this machine copies memory,
+# the same kind of copy the driver makes into its staging buffer for pageable memory.
+# Measure a *copy*: `dst.copy_(src)` into a buffer that exists and has been written once.
+# `src.clone()` looks like a copy but also allocates 64 MiB each call, and the operating
+# system maps each fresh page on its first write (a *page fault*), so a clone times the
+# allocator and the page faults too. The cell times both, and the course's
+# `copy_bandwidth()`, the figure module 00's preflight reports:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-copy_time = measure(lambda: host.clone(), repeat=5, budget=0.1)
+from torchcourse import copy_bandwidth
+
+dst = torch.empty_like(host)
+dst.copy_(host)  # first write: the pages are mapped now, not inside the timed copies
+copy_t = measure(lambda: dst.copy_(host), repeat=5, budget=0.1)
+clone_t = measure(lambda: host.clone(), repeat=5, budget=0.1)
 gb = 2 * host.numel() * host.element_size() / 1e9  # read + write
-print(f"host copy of 64 MiB: {copy_time}  ->  {gb / copy_time.min:.1f} GB/s")
+print(f"dst.copy_(host), 64 MiB: {copy_t}  ->  {gb / copy_t.min:5.1f} GB/s")
+print(f"host.clone(),    64 MiB: {clone_t}  ->  {gb / clone_t.min:5.1f} GB/s")
+print(f"copy_bandwidth(128 MiB), as in the preflight: {copy_bandwidth(128 * 2**20):5.1f} GB/s")
+
+# %%
+claim(clone_t.min > 1.5 * copy_t.min, "clone() is slower than copy_() into a buffer that already exists")
 
 # %% [markdown]
 # With a GPU, the next cell measures host-to-device copies of the same 64 MiB from
@@ -275,18 +370,18 @@ print(f"host copy of 64 MiB: {copy_time}  ->  {gb / copy_time.min:.1f} GB/s")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-if device.type == "cuda" and pinned is not None:
+if device.type == "cuda" and pinned is not None:  # pinned-memory timings here use CUDA
     pageable_t = measure(lambda: host.to(device), device=device)
     pinned_t = measure(lambda: pinned.to(device, non_blocking=True), device=device)
     nbytes = host.numel() * host.element_size()
     print(f"pageable -> GPU: {pageable_t}  ({nbytes / pageable_t.min / 1e9:.1f} GB/s)")
     print(f"pinned   -> GPU: {pinned_t}  ({nbytes / pinned_t.min / 1e9:.1f} GB/s)")
 
-    torch.cuda.synchronize()
+    torch.accelerator.synchronize()
     start = time.perf_counter()
     on_gpu = pinned.to(device, non_blocking=True)
     returned = time.perf_counter() - start
-    torch.cuda.synchronize()
+    torch.accelerator.synchronize()
     print(
         f"non_blocking copy returned after {returned * 1e6:.0f} µs, "
         f"finished after {(time.perf_counter() - start) * 1e6:.0f} µs"
@@ -294,7 +389,7 @@ if device.type == "cuda" and pinned is not None:
 else:
     print(
         gpu_skip_message("the pageable vs pinned host-to-device copy")
-        or "Pinned-memory copies need CUDA; this device is not CUDA."
+        or f"Skipped the pinned-memory copies: this cell times them on CUDA, and this device is {device.type}."
     )
 
 # %% [markdown]
@@ -308,12 +403,12 @@ else:
 # A matrix product of two n×n matrices does `2n³` floating-point operations on `3n²`
 # numbers: the work grows much faster than the data, which is exactly what a GPU is good
 # at. The published figures (section C of the course's reference figures, a laptop with a
-# dedicated GPU, 2022) are 500×500 in 2.29 ms on the CPU vs 108 µs on the GPU (21×) and
+# dedicated GPU, 2022, in [docs/reference-figures.md](../docs/reference-figures.md)) are 500×500 in 2.29 ms on the CPU vs 108 µs on the GPU (21×) and
 # 5000×5000 in 2.21 s vs 57.88 ms (38×).
 #
-# This machine has 2 shared cores, so we measure the CPU up to 1500×1500 and extrapolate
-# to 5000 and 10000 with the `n³` law, from the largest size measured (a 10000×10000
-# product would take tens of seconds here).
+# We measure the CPU up to 1500×1500 and extrapolate to 5000 and 10000 with the `n³` law,
+# from the largest size measured: on a small CPU the large products would take up to
+# seconds each (the last lines of the output say how long, for this machine).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -325,7 +420,7 @@ for n in sizes:
     b = torch.randn(n, n)
     t_n = measure(lambda: a @ b, repeat=7 if n <= 1000 else 3, device=cpu, budget=0.05)
     cpu_seconds[n] = t_n.min
-    print(f"CPU {n:>5}x{n:<5} {t_n}   {2 * n**3 / t_n.min / 1e9:6.1f} GFLOP/s")
+    print(f"CPU {n:>5}x{n:<5} {t_n}   {2 * n**3 / t_n.min / 1e9:6.1f} GFLOP/s, {torch.get_num_threads()} threads")
 for n in (5000, 10000):
     cpu_seconds[n] = cpu_seconds[1500] * (n / 1500) ** 3
     print(f"CPU {n:>5}x{n:<5} about {cpu_seconds[n]:.1f} s (extrapolated as n³ from 1500)")
@@ -357,8 +452,9 @@ else:
 # %% [markdown]
 # Read the picture on log-log axes: a straight line of slope 3 is the `n³` law. The CPU
 # points measured here sit on the left; the dashed line carries them to 10000. Small
-# products run below the CPU's peak rate (and suffer most when other programs share the
-# cores), so the measured line is flatter at the left. The
+# products usually run below the CPU's peak rate (the GFLOP/s column above shows this run's)
+# and suffer most when other programs share the cores, which makes the measured line flatter
+# at the left. The
 # published laptop figures are the squares (CPU) and triangles (GPU): the gap between CPU
 # and GPU is more than an order of magnitude and widens with n, because a small product
 # cannot keep the GPU's thousands of units busy.
@@ -394,10 +490,10 @@ plt.show()
 # ## When the GPU loses
 #
 # **1. Small work.** Every GPU operation costs a kernel launch of several microseconds,
-# however little it computes. Adding two 10-element vectors costs about a microsecond of
-# PyTorch's own overhead on the CPU; on a GPU the launch comes on top, and the arithmetic
-# is negligible either way. Below a few thousand elements per operation, the CPU usually
-# wins.
+# however little it computes. Adding two 10-element vectors on the CPU costs PyTorch's own
+# per-call overhead (the cell prints how much, here); on a GPU the launch comes on top, and
+# the arithmetic is negligible either way. Below a few thousand elements per operation, the
+# CPU usually wins.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -429,7 +525,8 @@ print("loop_sum == x.sum():", torch.allclose(loop_sum(x), x.sum()))
 # NBVAL_IGNORE_OUTPUT
 loop_t = measure(lambda: loop_sum(x), repeat=3, number=1)
 sum_t = measure(lambda: x.sum())
-print(f"CPU  loop: {loop_t}\nCPU  sum():  {sum_t}\nloop / sum(): {loop_t.min / sum_t.min:,.0f}x")
+loop_ratio = loop_t.min / sum_t.min
+print(f"CPU  loop: {loop_t}\nCPU  sum():  {sum_t}\nloop / sum(): {loop_ratio:,.0f}x")
 if device.type != "cpu":
     x_gpu = x.to(device, dtype=torch.float32 if device.type == "mps" else x.dtype)  # MPS has no float64
     print(f"GPU  loop: {measure(lambda: loop_sum(x_gpu), repeat=3, number=1, device=device)}")
@@ -437,12 +534,15 @@ if device.type != "cpu":
 else:
     print(gpu_skip_message("the Python loop and sum() on the GPU"))
 
+# %%
+claim(loop_ratio > 100, "on the CPU the Python loop is more than 100x slower than one sum() call")
+
 # %% [markdown]
 # **3. float64 on consumer GPUs.** Gaming and laptop GPUs have few float64 units: their
 # float64 throughput is 1/32 to 1/64 of float32, so a float64 matmul there can be slower
 # than on a good CPU. Data-centre GPUs (A100, H100) run float64 at half the float32 rate.
 # On a CPU, float64 costs up to twice float32 (a vector register holds half as many
-# numbers). Measure the ratio on your device; without CUDA the cell prints the CPU's:
+# numbers). Measure the ratio on your device; without CUDA the cell prints the CPU's only:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -450,14 +550,23 @@ n = 1000
 for dev in [cpu] + ([device] if device.type == "cuda" else []):
     a32 = torch.randn(n, n, device=dev)
     a64 = a32.double()
-    t32 = measure(lambda: a32 @ a32, repeat=3, device=dev, budget=0.05)
-    t64 = measure(lambda: a64 @ a64, repeat=3, device=dev, budget=0.05)
+    t32 = measure(lambda: a32 @ a32, repeat=5, device=dev, budget=0.05)
+    t64 = measure(lambda: a64 @ a64, repeat=5, device=dev, budget=0.05)
+    if dev.type == "cpu":
+        cpu_f64_ratio = t64.min / t32.min
     print(
         f"{dev.type}: float32 {t32.min * 1e3:.2f} ms, float64 {t64.min * 1e3:.2f} ms,"
         f" float64/float32 = {t64.min / t32.min:.1f}x"
     )
 if device.type != "cuda":
-    print(gpu_skip_message("the float64 vs float32 matmul on a CUDA GPU") or "float64 is not supported on MPS at all.")
+    print(
+        gpu_skip_message("the float64 vs float32 matmul on a CUDA GPU")
+        or f"Skipped the GPU side: this cell times it on CUDA, and this device is {device.type}"
+        + (" (MPS has no float64 at all)." if device.type == "mps" else ".")
+    )
+
+# %%
+claim(cpu_f64_ratio > 1.2, "on the CPU a float64 matmul is slower than a float32 one")
 
 # %% [markdown]
 # **4. Transfers that dominate.** Moving a matrix to the GPU for one cheap operation and
@@ -499,9 +608,13 @@ torch.ones(2, device="meta").numpy()
 
 # %% [markdown]
 # **Timing without synchronising.** `time.perf_counter()` around GPU code without
-# `torch.cuda.synchronize()` reports the launch (microseconds) and makes every GPU look
-# infinitely fast. Use `measure(fn, device=device)`, CUDA events, or
-# `torch.utils.benchmark`.
+# `torch.accelerator.synchronize()` reports the launch (microseconds) and makes every GPU look
+# infinitely fast. Use `measure(fn, device=device)`, `torch.utils.benchmark`, or (on CUDA)
+# CUDA events.
+#
+# **Timing `clone()` as a copy.** A clone allocates fresh memory every call and pays the
+# operating system's page faults on it: measure bandwidth with `dst.copy_(src)` into a
+# buffer that already exists.
 #
 # **Timing the first call.** The first CUDA call in a process initialises the driver and
 # loads kernels (hundreds of milliseconds). Warm up before you time.
@@ -509,15 +622,31 @@ torch.ones(2, device="meta").numpy()
 # %% [markdown]
 # ## Key points
 #
-# * Pick the device once (`pick_device()`), create tensors there with `device=`, move them
-#   with `.to(device)`; `.cuda()` works only where CUDA exists.
-# * GPU work is queued and runs asynchronously: time it with `torch.cuda.synchronize()`
-#   before stopping the clock, or with CUDA events.
+# * Pick the device once (`torch.accelerator.current_accelerator()` when
+#   `torch.accelerator.is_available()`, else the CPU: `pick_device()` does this), create tensors
+#   there with `device=`, move them with `.to(device)`; `.cuda()` works only where CUDA exists.
+#   XPU (Intel GPUs) needs PyTorch's XPU build; TPUs need the separate `torch_xla` package.
+# * GPU work is queued and runs asynchronously: call `torch.accelerator.synchronize()` before
+#   stopping the clock (`measure` and `torch.utils.benchmark` do), or time on the device with
+#   CUDA events.
 # * A transfer moves `numel × element_size` bytes over a bus far slower than GPU memory;
 #   pinned memory makes it faster and lets `non_blocking=True` overlap it with CPU work.
 # * The GPU wins on large, regular work (a 5000×5000 matmul: 38× on the published laptop).
 #   It loses on tiny operations, Python loops over elements, float64 on consumer cards, and
 #   work dwarfed by its transfers.
+#
+# ## Further reading
+#
+# * [`torch.accelerator.current_accelerator`](https://docs.pytorch.org/docs/stable/generated/torch.accelerator.current_accelerator.html)
+#   and the rest of the `torch.accelerator` API, PyTorch's device-agnostic entry point.
+# * [A guide on good usage of `non_blocking` and `pin_memory()`](https://docs.pytorch.org/tutorials/intermediate/pinmem_nonblock.html),
+#   the PyTorch tutorial on pinned memory and asynchronous copies (with measurements).
+# * [Benchmark Utils: `torch.utils.benchmark`](https://pytorch.org/docs/stable/benchmark_utils.html),
+#   the reference for `Timer`, `blocked_autorange` and `Compare`.
+# * [Getting started on Intel GPU](https://pytorch.org/docs/stable/notes/get_start_xpu.html) (XPU)
+#   and the [PyTorch/XLA documentation](https://docs.pytorch.org/xla/master) (TPUs).
+# * [docs/reference-figures.md](../docs/reference-figures.md), section C: the published laptop
+#   CPU and GPU figures this lesson compares with, and their source.
 
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/07_gpu_offload.ipynb](../exercises/07_gpu_offload.ipynb) ·

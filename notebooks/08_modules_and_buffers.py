@@ -25,8 +25,6 @@ if "google.colab" in sys.modules:
     import os
     import subprocess
 
-    import torch
-
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
@@ -40,10 +38,16 @@ if "google.colab" in sys.modules:
         subprocess.run(pip, check=True)
     sys.path.insert(0, home)
     print("Colab: the course is in", home)
-    if torch.__version__.split("+")[0] != "2.13.0":
-        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
 else:
     print("Local run: nothing to install.")
+# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+# saying whether it is supported; an error naming what is missing when it is too old.
+from torchcourse.preflight import check_torch
+
+check_torch()
+
+# %% [markdown] tags=["outputs-stamp"]
+# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
 
 # %% [markdown]
 # # 08 · nn.Module as a container for computation
@@ -89,6 +93,8 @@ else:
 import torch
 from torch import nn
 
+from torchcourse import claim
+
 
 class Holder(nn.Module):
     def __init__(self):
@@ -106,6 +112,10 @@ h = Holder()
 print("parameters:", [name for name, _ in h.named_parameters()])
 print("buffers:   ", [name for name, _ in h.named_buffers()])
 print("state_dict:", list(h.state_dict()))
+claim(
+    "cache" in dict(h.named_buffers()) and "cache" not in h.state_dict() and "plain" not in h.state_dict(),
+    "the non-persistent buffer is a buffer but is not saved; the plain attribute is neither",
+)
 
 # %% [markdown]
 # `plain` appears nowhere: the module does not know it holds it. `nn.Buffer` (new in
@@ -135,6 +145,10 @@ where(h)
 print("returned itself:", returned is h)
 print("after .to('meta'):")
 where(h.to("meta"))
+claim(
+    h.offset.device.type == h.cache.device.type == "meta" and h.plain.device.type == "cpu",
+    "both buffers moved with .to(), the plain attribute stayed behind",
+)
 
 # %% [markdown]
 # Integer and bool buffers keep their dtype under `.double()` and `.half()`: only floating
@@ -187,9 +201,9 @@ print("weight:", target.weight.data, "| offset:", target.offset)
 # on the first call, and keeps it as a buffer so that `.to()` moves it with the module. `A`
 # is a persistent buffer (it defines the module); `P` is derived from `A`, so it is not
 # saved. (A lazy buffer needs `register_buffer(name, None)`: `nn.Buffer(None)` would make
-# an empty tensor, not a `None` placeholder.) The published notebook this follows (reference figures, section D) uses A of
-# 10000×1000, whose `P` alone takes 400 MB; we scale it to 2000×100 (a 16 MB `P`) to fit a
-# shared 2-core machine.
+# an empty tensor, not a `None` placeholder.) The published notebook this follows
+# (docs/reference-figures.md, section D) uses A of 10000×1000, whose float32 `P` alone takes
+# 400 MB; we scale it to 2000×100 (a 16 MB `P`) so that it runs in seconds on a laptop.
 
 
 # %%
@@ -241,8 +255,8 @@ residual = x - y
 print("(x - Px) ⟂ columns of A: ", torch.allclose(residual @ A, torch.zeros(5, k), atol=1e-3))
 
 # %% [markdown]
-# The first call pays for the pseudo-inverse; later calls only multiply. The timing depends
-# on the machine, so the next cell is not compared by the tests (the check after it is).
+# The first call pays for the pseudo-inverse; later calls only multiply. The times depend
+# on the machine; the cell after the timing checks what the text says about them.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -254,7 +268,10 @@ later = measure(lambda: fresh(x), repeat=5, budget=0.05)
 print(f"first call (builds P): {format_seconds(first)} | later calls: {later}")
 
 # %%
-print("P was built once and reused:", fresh.P is not None and torch.equal(fresh(x), fresh(x)))
+built = fresh.P
+fresh(x)
+print("P was built once and reused:", built is not None and fresh.P is built)
+claim(first > 2 * later.min, "the first call, which builds P, costs more than twice a later call")
 
 # %% [markdown]
 # **A design note.** `P` is n×n: applying it costs `n²` multiply-adds per row and, at the
@@ -305,6 +322,10 @@ plt.show()
 
 # %%
 print("singular values ≈ 1:", int((singular > 0.5).sum()), "| ≈ 0:", int((singular < 1e-4).sum()))
+claim(
+    int((singular > 0.5).sum()) == 20 and int((singular < 1e-4).sum()) == 180,
+    "exactly k = 20 singular values are 1 and the other 180 are zero to rounding",
+)
 print(
     "segments x → Px are perpendicular to the line:",
     torch.allclose((points - shadows) @ torch.tensor([2.0, 1.0]), torch.zeros(12), atol=1e-5),
@@ -329,13 +350,40 @@ print("loading into a fresh module: fine")
 # **2. A stale derived buffer.** Loading a new `A` into a module that has already built `P`
 # would leave the old `P` in place: the module would silently project onto the *old*
 # column space. That is why the module registers a hook that forgets `P` after every
-# `load_state_dict`. Without the hook, the second line would print `False`:
+# `load_state_dict`. Without the hook, the second line would print `False`; the third
+# line shows it, with a subclass whose hook forgets nothing:
 
 # %%
+old_A = proj.A.clone()
 other = {"A": torch.randn(n, k)}
 proj.load_state_dict(other)
 print("P forgotten after loading:", proj.P is None)
-print("projects onto the new A:  ", torch.allclose(proj(x), ColumnSpaceProjection(other["A"])(x), atol=1e-4))
+expected = ColumnSpaceProjection(other["A"])(x)
+print("projects onto the new A:  ", torch.allclose(proj(x), expected, atol=1e-4))
+
+
+class NoHook(ColumnSpaceProjection):
+    @staticmethod
+    def _forget_P(module, incompatible_keys):
+        pass  # keeps the old P
+
+
+stale = NoHook(old_A.clone())
+stale(x)  # builds P from the old A
+stale.load_state_dict(other)
+print("without the hook:         ", torch.allclose(stale(x), expected, atol=1e-4))
+claim(not torch.allclose(stale(x), expected, atol=1e-4), "without the hook, the module projects onto the old A")
+
+# %% [markdown]
+# Notice something else: `load_state_dict` copies the loaded values **into** the module's
+# existing tensors, and `nn.Buffer(A)` did not copy `A` (like `detach`, it shares the
+# storage). So loading into `proj` also overwrote the tensor `A` this notebook built `proj`
+# from. Pass `A.clone()` when the module must not share your tensor:
+
+# %%
+shares = proj.A.untyped_storage().data_ptr() == A.untyped_storage().data_ptr()
+print("proj.A shares A's storage:", shares, "| A now holds the loaded values:", torch.equal(A, other["A"]))
+claim(shares and torch.equal(A, other["A"]), "loading into proj overwrote the tensor A it was built from")
 
 # %% [markdown]
 # **3. A plain attribute is left behind by `.to()`.** Store `P` as `self.P = ...` instead of
@@ -397,8 +445,8 @@ print("state_dict:", list(pipeline.state_dict()))
 #
 # When you only need outputs, run the module under `torch.inference_mode()`. Like
 # `torch.no_grad()` it records no autograd graph, and it also skips the bookkeeping that
-# would let the results take part in autograd later, so it is a little faster. The results
-# are *inference tensors*:
+# would let the results take part in autograd later (view tracking and version counters),
+# which removes some overhead per operation. The results are *inference tensors*:
 
 # %%
 with torch.inference_mode():
@@ -429,8 +477,10 @@ from pathlib import Path
 with tempfile.TemporaryDirectory() as tmp:
     path = Path(tmp) / "projection.pt"
     torch.save(pipeline.state_dict(), path)
-    print(f"file size: {path.stat().st_size / 1e6:.1f} MB (A alone is {A.numel() * 4 / 1e6:.1f} MB; P is not saved)")
+    size = path.stat().st_size
+    print(f"file size: {size / 1e6:.1f} MB (A alone is {A.numel() * 4 / 1e6:.1f} MB; P is not saved)")
     state = torch.load(path, map_location="cpu")
+claim(size < n * n * 4, "the file is smaller than P alone would be: P is not saved")
 
 restored = nn.Sequential(Standardise(torch.zeros(n), torch.ones(n)), ColumnSpaceProjection(torch.zeros(n, k)))
 restored.load_state_dict(state)
@@ -442,7 +492,9 @@ print("temporary directory removed:", not Path(tmp).exists())
 #
 # `module.to(device)` moves every parameter and buffer, including a `P` that was already
 # built. Then feed it inputs on the same device and bring small results back with
-# `.cpu()`. Without a GPU, `pick_device()` returns the CPU and the cell still runs:
+# `.cpu()`. Without a GPU, `pick_device()` returns the CPU and the cell still runs.
+# (`pick_device()` is the course's helper; PyTorch's device-agnostic way to ask for the
+# accelerator is `torch.accelerator.current_accelerator()`, shown in modules 00 and 07.)
 
 # %%
 from torchcourse import pick_device
@@ -451,6 +503,7 @@ device = pick_device()
 pipeline.to(device)
 on_device = pipeline(data[:4].to(device))
 print("all buffers on the module's device:", all(b.device.type == device.type for b in pipeline.buffers()))
+claim(pipeline[1].P.device.type == device.type, "the lazily built P moved with the module")
 print("same result as on the CPU:", torch.allclose(on_device.cpu(), out, atol=1e-3))
 pipeline = pipeline.to("cpu")  # back to the CPU (the module returns itself)
 
@@ -541,6 +594,18 @@ print(
 #   when the state they derive from is loaded.
 # * Run for results under `torch.inference_mode()`; save `state_dict()` (not the module),
 #   load with `map_location`, and build large modules on `meta` then `assign=True`.
+
+# %% [markdown]
+# ## Further reading
+#
+# * [`torch.nn.parameter.Buffer`](https://docs.pytorch.org/docs/stable/generated/torch.nn.parameter.Buffer.html):
+#   the buffer class and its `persistent` flag.
+# * [Saving and Loading Models](https://docs.pytorch.org/tutorials/beginner/saving_loading_models.html):
+#   what a `state_dict` holds, `map_location`, and saving the `state_dict` rather than the module.
+# * [`torch.inference_mode`](https://docs.pytorch.org/docs/stable/generated/torch.autograd.grad_mode.inference_mode.html):
+#   what it disables, and why its tensors cannot join autograd later.
+# * [PyTorch as a GPU Computation Library](https://stat244.berkeley.edu/spring-2025/presentations/pytorch.html):
+#   the notebook whose lazy projection module this lesson follows (docs/reference-figures.md, section D).
 
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/08_modules_and_buffers.ipynb](../exercises/08_modules_and_buffers.ipynb) ·

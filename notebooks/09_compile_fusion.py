@@ -25,8 +25,6 @@ if "google.colab" in sys.modules:
     import os
     import subprocess
 
-    import torch
-
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
@@ -40,10 +38,16 @@ if "google.colab" in sys.modules:
         subprocess.run(pip, check=True)
     sys.path.insert(0, home)
     print("Colab: the course is in", home)
-    if torch.__version__.split("+")[0] != "2.13.0":
-        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
 else:
     print("Local run: nothing to install.")
+# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+# saying whether it is supported; an error naming what is missing when it is too old.
+from torchcourse.preflight import check_torch
+
+check_torch()
+
+# %% [markdown] tags=["outputs-stamp"]
+# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
 
 # %% [markdown]
 # # 09 · torch.compile: fusion and overhead
@@ -53,11 +57,12 @@ else:
 # to read back. `torch.compile` traces the expression into a graph and hands it to a
 # compiler (inductor) that generates one loop doing all the steps per element: *fusion*.
 # This notebook measures what that buys on a Monte Carlo estimate of π, shows the generated
-# code, and then the other side of the bill: compiling costs seconds, a function with one
-# operation has nothing to fuse, and the first call must be paid back by many fast ones.
+# code, and then the other side of the bill: the first call compiles (seconds with an empty
+# compiler cache), a function with one operation has nothing to fuse, and the first call
+# must be paid back by fast later ones.
 #
 # **Objectives.** After this notebook you can:
-# 1. explain fusion and read the kernel inductor generated for a function;
+# 1. explain fusion and read the kernel inductor generated for a function (`TORCH_LOGS=output_code`);
 # 2. say when `torch.compile` helps (chains of element-wise work, reductions) and when it
 #    cannot (a single operation, work already in one library call);
 # 3. measure compile cost and compute the number of calls after which compiling pays off;
@@ -74,8 +79,10 @@ else:
 # Inductor keeps what it compiled in an on-disk cache (by default under your temporary
 # directory, `torchinductor_<user>`), so a second run of this notebook would find its
 # kernels already built. To show you the real first-time cost on every run, this notebook
-# points inductor at a new, empty cache directory *before* anything is compiled (the cell
-# at the end deletes it). You would not do this in your own code.
+# points inductor at a new, empty cache directory *before* anything is compiled, through
+# the environment variable `TORCHINDUCTOR_CACHE_DIR` (the cell at the end deletes it). You
+# would not do this in your own code; on a cluster whose `/tmp` is wiped between jobs, the
+# same variable moves the cache somewhere that lasts.
 
 # %%
 import os
@@ -88,8 +95,9 @@ import math
 
 import matplotlib.pyplot as plt
 import torch
+from torch._dynamo.utils import counters
 
-from torchcourse import copy_bandwidth, format_seconds, gpu_skip_message, measure, time_once
+from torchcourse import claim, copy_bandwidth, format_seconds, gpu_skip_message, measure, time_once
 from torchcourse.compiletools import captured_logs, compile_counter, reset
 from torchcourse.workloads import montecarlo as mc
 
@@ -109,9 +117,10 @@ import inspect
 print(inspect.getsource(mc.pi_python))
 
 # %% [markdown]
-# Python spends a few hundred nanoseconds per point, so 10⁷ points would take seconds: we
-# run it on 2·10⁵ points only and report the time per point. The estimate's error is about
-# $1.6/\sqrt{n}$, so with 2·10⁵ points expect the second or third decimal to be off.
+# Each iteration runs a handful of interpreted Python operations, so every point costs
+# tens of nanoseconds or more. We run it on 2·10⁵ points only and report the time per point
+# (the cell prints it, and what 10⁷ points would take at that rate). The estimate's error is
+# about $1.6/\sqrt{n}$, so with 2·10⁵ points expect the third decimal to be off.
 
 # %%
 n_py = 200_000
@@ -145,9 +154,17 @@ print(
 # %%
 # NBVAL_IGNORE_OUTPUT
 t_eager = measure(lambda: mc.pi_from_samples(x, y), repeat=5, budget=0.1)
+per_point_eager = t_eager.min / n
 print(
-    f"vectorised eager: {t_eager}  ->  {t_eager.min / n * 1e9:.2f} ns per point, "
-    f"{per_point_py / (t_eager.min / n):.0f}x faster per point than pure Python"
+    f"vectorised eager: {t_eager}  ->  {per_point_eager * 1e9:.2f} ns per point, "
+    f"{per_point_py / per_point_eager:.0f}x faster per point than pure Python"
+)
+
+# %%
+claim(
+    per_point_py > 3 * per_point_eager,
+    "vectorised eager is more than 3x faster per point than the Python loop",
+    f"{per_point_py * 1e9:.1f} vs {per_point_eager * 1e9:.2f} ns per point",
 )
 
 # %% [markdown]
@@ -155,8 +172,12 @@ print(
 #
 # `torch.compile(fn)` returns a wrapper; nothing happens until the first call. That call
 # traces the Python function into a graph (TorchDynamo), and inductor turns the graph into
-# C++ (on a GPU: Triton), compiles it and loads it. We capture inductor's `output_code`
-# log while it happens, to read the generated code afterwards.
+# C++ (on a GPU: Triton), compiles it and loads it. We keep inductor's `output_code` log of
+# that call, to read the generated code afterwards. The course's `captured_logs(output_code=True)`
+# is a thin wrapper: it calls `torch._logging.set_logs(output_code=True)` (the in-Python
+# twin of starting Python with the environment variable `TORCH_LOGS=output_code`) and
+# collects the lines instead of letting them scroll past on stderr. You will call
+# `set_logs` yourself further down.
 
 # %%
 pi_compiled = mc.compiled_pi()
@@ -164,11 +185,18 @@ with captured_logs(output_code=True) as logs:
     pi_c, t_first = time_once(lambda: pi_compiled(x, y))
 print("compiled == eager (bit for bit):", torch.equal(pi_c, pi_eager))
 print(f"estimate: {pi_c.item():.4f}")
+print(
+    "inductor graph cache: misses",
+    counters["inductor"]["fxgraph_cache_miss"],
+    "| hits",
+    counters["inductor"]["fxgraph_cache_hit"],
+)
 
 # %% [markdown]
 # Both give exactly the same number: they count the same points inside, and a count below
-# 2²⁴ is exact in float32 whatever the summation order. The first call's cost, though, is
-# of another order:
+# 2²⁴ is exact in float32 whatever the summation order. The cache *miss* confirms that this
+# first call built everything from scratch: a **cold** compile. Its cost is of another
+# order than a call:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -177,6 +205,19 @@ print(f"first call (trace + generate + compile C++, cold cache): {format_seconds
 print(f"compiled, later calls: {t_comp}")
 print(f"eager:                 {t_eager}")
 print(f"speed-up per call: {t_eager.min / t_comp.min:.1f}x")
+print(f"the cold first call cost as much as {t_first / t_comp.median:,.0f} compiled calls")
+
+# %%
+claim(
+    t_eager.min > 3 * t_comp.min,
+    "the compiled function is more than 3x faster per call than eager",
+    f"eager {t_eager.min:.4f} s, compiled {t_comp.min:.4f} s",
+)
+claim(
+    t_first > 100 * t_comp.median,
+    "the cold first call costs more than 100 compiled calls",
+    f"first call {t_first:.2f} s, compiled call {t_comp.median:.4f} s",
+)
 
 # %% [markdown]
 # Why faster? Not because C++ multiplies faster than PyTorch's own kernels: both are
@@ -192,8 +233,10 @@ print("bytes per point, eager:", mc.traffic_bytes(1, fused=False), "| fused:", m
 # %%
 # NBVAL_IGNORE_OUTPUT
 bw = copy_bandwidth()
+useful_gbs = {}
 for name, t, fused in (("eager", t_eager, False), ("compiled", t_comp, True)):
-    gbs = mc.traffic_bytes(n, fused=fused) / t.min / 1e9
+    useful_gbs[name] = mc.traffic_bytes(n, fused=fused) / t.min / 1e9
+    gbs = useful_gbs[name]
     print(f"{name:9s} {gbs:6.1f} GB/s of useful traffic  ({gbs / bw:.0%} of the measured copy bandwidth {bw:.1f} GB/s)")
 
 # %% [markdown]
@@ -201,11 +244,11 @@ for name, t, fused in (("eager", t_eager, False), ("compiled", t_comp, True)):
 # broken measurement: `x` and `y` are 80 MB together, and a CPU with a large last-level
 # cache (server CPUs have hundreds of MB) keeps them there between calls, so the fused kernel
 # reads them faster than main memory delivers. The copy bandwidth comes from 256 MiB buffers,
-# which do not stay in cache as easily. On a laptop with a few MB of cache the compiled line
+# which do not stay in cache as easily. On a CPU with a few MB of cache the compiled line
 # stays below 100%.
 #
 # Eager falls further short of the memory limit than its byte count explains. Each
-# intermediate is a new 40 MB tensor, and the operating system must hand over (and zero)
+# intermediate is a new tensor (40 MB for a float one), and the operating system must hand over (and zero)
 # fresh pages the first time they are touched. Compare `x * x` into a new tensor with the
 # same product written into a tensor allocated once (`out=`):
 
@@ -220,6 +263,18 @@ t_out = measure(lambda: torch.mul(x, x, out=buffer), repeat=5, budget=0.1)
 print(f"x * x, new tensor each call: {t_new}")
 print(f"x * x into a reused buffer:  {t_out}")
 print(f"allocation costs {t_new.min / t_out.min:.1f}x here")
+
+# %%
+claim(
+    useful_gbs["eager"] < bw,
+    "eager moves its useful bytes slower than the machine copies memory",
+    f"{useful_gbs['eager']:.1f} vs {bw:.1f} GB/s",
+)
+claim(
+    t_new.min > 1.5 * t_out.min,
+    "a new tensor on every call is more than 1.5x slower than a reused buffer",
+    f"{t_new.min:.4f} vs {t_out.min:.4f} s",
+)
 
 # %% [markdown]
 # The fused kernel allocates nothing but its one-number result, so it pays neither the
@@ -244,26 +299,26 @@ print("graphs captured:", counter.frame_count, "| operations in the graph:", cou
 # the operations inside it):
 
 # %%
-kernel_defs = logs.grep(r"^cpp_fused\w* = async_compile")
+kernel_defs = logs.require(r"^cpp_fused\w* = async_compile", "the generated kernels")
 print("kernels generated:", len(kernel_defs))
 for line in kernel_defs:
     print(" ", line.split(" = ")[0])
-loops = logs.grep(r"for\(int64_t x0=.*10000000L")
+loops = logs.require(r"for\s*\(\s*int64_t x0\s*=.*10000000L", "the loop over the points")
 print("loops over the 10,000,000 points:", len(loops))
 
 # %% [markdown]
-# One kernel, `cpp_fused__to_copy_add_le_mean_mul_0`: `mul` (x·x, y·y), `add`, `le` (≤ 1),
-# `_to_copy` (`.float()`) and `mean`, in one loop. Here is the heart of that loop. The
-# exact text depends on your CPU's vector width (8 or 16 floats per step) and on the thread
-# count (OpenMP pragmas appear with more than one thread), so your copy may differ in
-# details:
+# One kernel, `cpp_fused__to_copy_add_le_mean_mul_0`: `mul` (x·x, y·y, and the final 4·),
+# `add`, `le` (≤ 1), `_to_copy` (`.float()`) and `mean`, in one loop. Here is the heart of
+# that loop. The exact text depends on your CPU's vector width (8 or 16 floats per step),
+# on the thread count and on your torch version, so your copy may differ in details:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-lines = logs.lines
-start = next(i for i, line in enumerate(lines) if "for(int64_t x0=" in line)
-stop = next(i for i in range(start, len(lines)) if "cascade_sum_combine" in lines[i])
-print("\n".join(line.strip() for line in lines[start : stop + 1]))
+loop_line = logs.require(r"for\s*\(\s*int64_t x0\s*=", "the generated loop")[0]
+start = logs.lines.index(loop_line)
+body = logs.lines[start : start + 40]
+stop = next((i for i, line in enumerate(body) if "cascade_sum_combine" in line), 16)
+print("\n".join(line.strip() for line in body[: stop + 1]))
 
 # %% [markdown]
 # Read it: load a vector of `x` (`tmp0`) and of `y` (`tmp2`), square both, add, compare
@@ -276,10 +331,22 @@ print("\n".join(line.strip() for line in lines[start : stop + 1]))
 #
 # `A * B` on two large matrices is one kernel in eager mode already: read A and B, write
 # the product. There is nothing to fuse, so the compiled version runs the same kind of loop
-# and moves the same bytes. The counting backend shows the graph has one operation:
+# and moves the same bytes. The counting backend shows the graph has one operation.
+#
+# This time we look at the generated code without the course's helper, the way you would
+# in your own session: `torch._logging.set_logs(output_code=True)` switches the log on
+# (starting Python with `TORCH_LOGS=output_code` does the same, and then takes precedence
+# over `set_logs`), and `torch._logging.set_logs()` switches it back off. The log goes to
+# stderr; here `contextlib.redirect_stderr` collects it into a string so that we can print
+# just the kernel names:
 
 
 # %%
+import contextlib
+import io
+import re
+
+
 def multiply(a, b):
     return a * b
 
@@ -290,8 +357,21 @@ B = torch.rand(2000, 2000, generator=gen)
 counter = compile_counter()
 torch.compile(multiply, backend=counter)(A, B)
 print("operations in the graph:", counter.op_count)
+
 multiply_compiled = torch.compile(multiply)
-print("compiled == eager:", torch.equal(multiply_compiled(A, B), multiply(A, B)))
+stderr_text = io.StringIO()
+with contextlib.redirect_stderr(stderr_text):
+    torch._logging.set_logs(output_code=True)  # = TORCH_LOGS=output_code
+    product = multiply_compiled(A, B)
+torch._logging.set_logs()  # back to the defaults
+mul_kernels = re.findall(r"(cpp_fused\w*) = async_compile", stderr_text.getvalue())
+claim(mul_kernels, "set_logs(output_code=True) printed the generated kernel")
+print("kernels in the output_code log:", mul_kernels)
+print("compiled == eager:", torch.equal(product, multiply(A, B)))
+
+# %% [markdown]
+# One kernel named after one operation, `mul`: nothing was fused, because there was
+# nothing to fuse with. Timed:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -304,12 +384,19 @@ print(
     f"{t_mul_eager.median / t_mul_comp.median:.2f} (median)"
 )
 
+# %%
+claim(
+    t_mul_eager.min < 2 * t_mul_comp.min,
+    "compiling A * B does not make it 2x faster",
+    f"eager {t_mul_eager.min:.5f} s, compiled {t_mul_comp.min:.5f} s",
+)
+
 # %% [markdown]
 # Expect ratios near 1 (on a busy machine the noise between runs can be larger than the
-# difference). The same holds for a single `A @ B`: in the default mode inductor calls the
-# same BLAS library that eager mode calls. Compile pays off when several operations touch
-# the same data: element-wise chains, a reduction after element-wise work,
-# normalisations, activations.
+# difference). The same holds for a single `A @ B`: in the default mode inductor's
+# generated code calls `extern_kernels.mm`, the same BLAS library that eager mode calls.
+# Compile pays off when several operations touch the same data: element-wise chains, a
+# reduction after element-wise work, normalisations, activations.
 
 # %% [markdown]
 # ## Compile cost and the break-even point
@@ -323,17 +410,15 @@ print(
 # the on-disk cache:
 
 # %%
-from torch._dynamo.utils import counters
-
 reset()  # torch.compiler.reset() and zeroed counters
 pi_compiled = mc.compiled_pi()
 pi_warm, t_warm = time_once(lambda: pi_compiled(x, y))
 print("warm-cache result == eager:", torch.equal(pi_warm, pi_eager))
 print(
-    "inductor graph cache hits:",
-    counters["inductor"]["fxgraph_cache_hit"],
-    "| misses:",
+    "inductor graph cache: misses",
     counters["inductor"]["fxgraph_cache_miss"],
+    "| hits",
+    counters["inductor"]["fxgraph_cache_hit"],
 )
 
 # %%
@@ -342,12 +427,20 @@ print(f"cold compile (first call, empty cache): {format_seconds(t_first)}")
 print(f"warm compile (after reset, cache hit):  {format_seconds(t_warm)}")
 print(f"cold/warm: {t_first / t_warm:.0f}x")
 
+# %%
+claim(t_warm < 1.0, "with a warm cache the first call takes under a second", f"{t_warm:.3f} s")
+claim(
+    t_first > 5 * t_warm,
+    "the cold compile costs more than 5x the warm one",
+    f"cold {t_first:.2f} s, warm {t_warm:.3f} s",
+)
+
 # %% [markdown]
 # The cold first call also paid one-off costs of the process (importing inductor, starting
 # its compile workers) that every later compile in the same process shares. A new Python
 # process with the same warm cache pays the import and the tracing again, but on a cache hit
-# skips inductor's code generation and the C++ compiler. The cache directory survives between sessions;
-# `TORCHINDUCTOR_CACHE_DIR` moves it (useful on clusters whose `/tmp` is wiped).
+# skips inductor's code generation and the C++ compiler. The cache directory survives
+# between sessions, so on your own machine the second run of a script starts warm.
 #
 # Now the plot: cumulative time over the number of calls, eager against compiled with a
 # cold and a warm cache, built from the per-call times measured above.
@@ -364,7 +457,7 @@ def break_even(t_first_call, t_e, t_c):
 
 te, tc = t_eager.median, t_comp.median
 k_cold, k_warm = break_even(t_first, te, tc), break_even(t_warm, te, tc)
-print(f"break-even after {k_cold} call(s) with a cold cache, {k_warm} with a warm cache")
+print(f"compiling pays off after {k_cold} call(s) with a cold cache, after {k_warm} with a warm cache")
 
 k_max = int(1.5 * (k_cold or 1000)) + 1
 calls = torch.arange(1, k_max + 1, dtype=torch.float64)
@@ -391,12 +484,27 @@ ax.legend(fontsize=8)
 ax.grid(alpha=0.3)
 plt.show()
 
+# %%
+claim(
+    k_cold is not None and k_cold > 10,
+    "with a cold cache compiling pays off only after more than ten calls",
+    f"break-even after {k_cold} call(s)",
+)
+claim(
+    k_warm is not None and k_warm < k_cold,
+    "with a warm cache compiling pays off after fewer calls than with a cold one",
+    f"warm {k_warm}, cold {k_cold}",
+)
+
 # %% [markdown]
 # Read the picture: the compiled lines start high (the compile) and rise slowly; the eager
-# line starts at zero and rises fast. With a cold cache this function needs tens to hundreds
-# of calls before compiling has paid off (the cell prints the number for your run); a warm
-# cache brings that down by the cold/warm ratio, here to a handful of calls. For a script that calls a
-# function ten times, eager is the right answer.
+# line starts at zero and rises fast. With a cold cache this function needs many calls
+# before compiling has paid off; with a warm cache only a few (the cell above prints both
+# numbers for your run). So for a script that calls a function ten times on a machine that
+# has never compiled it, eager is the right answer. A second run of the script finds the
+# cache warm, but a new process still pays inductor's start-up and the tracing (about a
+# second on a small CPU), so it breaks even after tens of calls rather than after the few
+# printed above for this process, which had paid those costs already.
 
 # %% [markdown]
 # ## Modes
@@ -412,6 +520,10 @@ for mode, options in torch._inductor.list_mode_options().items():
 
 # %% [markdown]
 # * `default`: fusion and code generation, a balance of compile time and speed.
+# * `lite` (newer than `torch.compile`'s docstring, which does not list it yet) sets
+#   `fallback_by_default` and switches most graph passes off: inductor then fuses nothing
+#   unless you ask for it on chosen nodes, so each operation keeps its eager kernel and
+#   eager's numerics.
 # * `reduce-overhead` adds `triton.cudagraphs`: on a GPU it records the kernel launches
 #   once and replays them as one CUDA graph, removing per-kernel launch cost. **On the CPU
 #   there are no CUDA graphs**: the option does nothing, and the CPU kernel is the same as
@@ -431,7 +543,7 @@ for mode in ("default", "reduce-overhead", "max-autotune-no-cudagraphs"):
     fn = mc.compiled_pi(mode=mode)
     with captured_logs(output_code=True) as mode_logs:
         out, t_compile = time_once(lambda: fn(x, y))
-    kernels = [line.split(" = ")[0] for line in mode_logs.grep(r"^cpp_fused\w* = async_compile")]
+    kernels = [line.split(" = ")[0] for line in mode_logs.require(r"^cpp_fused\w* = async_compile", mode)]
     mode_results[mode] = (fn, t_compile)
     hit = counters["inductor"]["fxgraph_cache_hit"] > 0
     print(
@@ -444,14 +556,22 @@ for mode, (fn, t_compile) in mode_results.items():
     t = measure(lambda: fn(x, y), repeat=5, budget=0.1)
     print(f"{mode:28s} first call {format_seconds(t_compile):>8s} | per call {t}")
 
+# %%
+slowest_mode_compile = max(t for _, t in mode_results.values())
+claim(
+    slowest_mode_compile < t_first / 3,
+    "each mode's first call costs less than a third of the cold compile",
+    f"slowest mode {slowest_mode_compile:.2f} s, cold {t_first:.2f} s",
+)
+
 # %% [markdown]
-# The same kernel in all three modes, and per-call times within the noise of each other.
-# `default` found its compiled graph in the on-disk cache (a hit). The other two modes
-# change inductor's options, which are part of the cache key: a miss, so inductor generated
-# the code again, and it came out the same; the C++ library built from that source was
-# already on disk, so these first calls still take well under a second. With `max-autotune`
-# on code full of matrix multiplications the first call would be far longer, which is why
-# this notebook does not run it.
+# The same kernel in all three modes, and per-call times alike (the cell above prints
+# them). `default` found its compiled graph in the on-disk cache (a hit). The other two
+# modes change inductor's options, which are part of the cache key: a miss, so inductor
+# generated the code again, and it came out the same; the C++ library built from that source
+# was already on disk, so these first calls cost only a fraction of the cold compile. With
+# `max-autotune` on code full of matrix multiplications the first call would be far longer,
+# which is why this notebook does not run it.
 
 # %% [markdown]
 # ## On a GPU
@@ -478,19 +598,19 @@ else:
 # %% [markdown]
 # ## Published figures
 #
-# Beside ours, figures published elsewhere, on other hardware (from the course's
-# `REFERENCE_FIGURES.md`; we did not re-measure them):
+# Beside ours, figures published elsewhere, on other hardware (the course keeps them with
+# their sources in `docs/reference-figures.md`; we did not re-measure them):
 #
 # | source, hardware | what | eager | compiled: first call, then per call |
 # |---|---|---|---|
-# | "Making NumPy go faster with pytorch.compile", laptop CPU | sum of 1,000 int8 genes × 900,000 chromosomes | 2.52 s | 4.10 s, then 0.067 s (break-even at the 2nd call) |
+# | "Making NumPy go faster with pytorch.compile", laptop CPU | sum of 1,000 int genes × 900,000 chromosomes (int8 tensor) | 2.52 s | 4.10 s, then 0.067 s (break-even at the 2nd call) |
 # | same, laptop CPU | constrained fitness function 2 (`np.where`) | 48 ms (NumPy) | 6.2 ms |
 # | same, quoting the torch.compile tutorial's training loop, `reduce-overhead` | one training step | 0.066 s | ~285 s (as printed), then 0.037 s: 1.77x faster per step, break-even after ~10,000 steps |
 # | "PyTorch as a GPU Computation Library" (notebook) | Monte Carlo π, 10⁷ samples | pure Python, vectorised, compiled: compiled fuses into one kernel | A * B: compile does not help |
 #
-# The pattern matches ours: a large factor from pure Python to vectorised, a further
-# few-fold from fusion when several operations share the data, and a first call that costs
-# seconds (or minutes) to pay back.
+# The pattern is the one this notebook measured: vectorising beats the Python loop, fusing
+# several operations that share their data gains a further factor, and the first call
+# costs seconds (or minutes) that later calls must pay back.
 
 # %% [markdown]
 # ## Common mistakes
@@ -513,8 +633,9 @@ torch.compile(mc.pi_from_samples, mode="reduce_overhead")
 #
 # **Comparing random numbers across eager and compiled code.** With the same seed, a
 # function that draws random numbers inside gives different values compiled: inductor
-# generates its own random numbers inside the fused kernel. Draw the inputs outside the
-# compiled function when you compare results:
+# generates the random numbers itself, inside the fused kernel, by another algorithm than
+# eager's `torch.rand`. Draw the inputs outside the compiled function when you compare
+# results:
 
 
 # %%
@@ -531,17 +652,52 @@ print("same seed, eager == compiled:", torch.equal(eager_draw, compiled_draw))
 print("both uniform in [0, 1):", bool(((compiled_draw >= 0) & (compiled_draw < 1)).all()))
 
 # %% [markdown]
+# When you need the very same numbers (to debug a difference between eager and compiled
+# results, say), set inductor's `fallback_random` option: the compiled code then calls
+# eager's random operations instead of generating its own, slower but identical. The option
+# is read when a graph is compiled, so `reset()` first, or dynamo reuses the graph it has:
+
+# %%
+reset()
+with torch._inductor.config.patch(fallback_random=True):
+    torch.manual_seed(0)
+    fallback_draw = torch.compile(noisy)(t0)
+print("fallback_random=True, same seed, eager == compiled:", torch.equal(eager_draw, fallback_draw))
+claim(
+    torch.equal(eager_draw, fallback_draw) and not torch.equal(eager_draw, compiled_draw),
+    "with fallback_random=True compiled code draws eager's numbers; without it, others",
+)
+
+# %% [markdown]
 # ## Key points
 #
 # * `torch.compile` traces a function into a graph and inductor generates fused kernels:
 #   one loop per group of operations, intermediates kept in registers instead of memory.
+#   `TORCH_LOGS=output_code` (or `torch._logging.set_logs(output_code=True)`) shows the code.
 # * Fusion pays off for chains of element-wise work and reductions (memory-bound code); a
 #   single operation such as `A * B` or `A @ B` has nothing to fuse.
-# * The first call compiles: seconds on a CPU, far more with a cold cache. Compute the
-#   break-even number of calls before deciding; a warm on-disk cache cuts the cost.
+# * The first call compiles: seconds with an empty (cold) inductor cache; with a warm on-disk
+#   cache, tens of milliseconds in a process that has compiled before and about a second in a
+#   new one. Compute the break-even
+#   number of calls for both before deciding.
 # * `reduce-overhead` means CUDA graphs and does nothing on the CPU; `max-autotune` tunes
 #   matmuls and convolutions at a large compile cost.
-# * Compare compiled and eager results on the same inputs drawn outside the compiled code.
+# * Compare compiled and eager results on the same inputs drawn outside the compiled code;
+#   `torch._inductor.config.fallback_random = True` makes compiled code draw eager's numbers.
+#
+# ## Further reading
+#
+# * [`torch.compile` API reference](https://docs.pytorch.org/docs/stable/generated/torch.compile.html):
+#   modes, `dynamic`, backends and options such as `fallback_random`.
+# * [Introduction to `torch.compile`](https://docs.pytorch.org/tutorials/intermediate/torch_compile_tutorial.html),
+#   the PyTorch tutorial.
+# * [`torch._logging` and `TORCH_LOGS`](https://pytorch.org/docs/stable/logging.html) and the recipe
+#   [Using the TORCH_LOGS Python API with torch.compile](https://pytorch.org/tutorials/recipes/torch_logs.html).
+# * [Compile time caching configuration](https://docs.pytorch.org/tutorials/recipes/torch_compile_caching_configuration_tutorial.html):
+#   the inductor caches and `TORCHINDUCTOR_CACHE_DIR`.
+# * The sources of the published figures above: [Compiling NumPy code into C++ or CUDA via
+#   torch.compile](https://pytorch.org/blog/compiling-numpy-code/) (PyTorch blog) and
+#   [Making NumPy go faster with pytorch.compile](https://napuh.github.io/Making-numpy-go-faster-with-torch-compile).
 #
 # The last cell deletes this notebook's private inductor cache.
 

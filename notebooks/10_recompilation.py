@@ -25,8 +25,6 @@ if "google.colab" in sys.modules:
     import os
     import subprocess
 
-    import torch
-
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
@@ -40,27 +38,36 @@ if "google.colab" in sys.modules:
         subprocess.run(pip, check=True)
     sys.path.insert(0, home)
     print("Colab: the course is in", home)
-    if torch.__version__.split("+")[0] != "2.13.0":
-        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
 else:
     print("Local run: nothing to install.")
+# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+# saying whether it is supported; an error naming what is missing when it is too old.
+from torchcourse.preflight import check_torch
+
+check_torch()
+
+# %% [markdown] tags=["outputs-stamp"]
+# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
 
 # %% [markdown]
 # # 10 · Recompilation and dynamic shapes
 #
 # A compiled function is specialised: the code inductor generated for a float32 vector of
 # 1,000 elements on the CPU assumes exactly that. Before every call, `torch.compile` checks
-# those assumptions (*guards*); when one fails it compiles again. Recompiling costs seconds,
-# so a function that sees a new dtype, device, shape or Python value on every call can be
-# far slower compiled than eager. This notebook counts compiles instead of guessing them,
-# shows what triggers each one, how dynamic shapes stop the shape-driven ones, and what
-# happens when a function recompiles too often.
+# those assumptions (*guards*); when one fails it compiles again. A recompile costs as much
+# as a compile (hundreds of milliseconds to seconds when inductor's on-disk cache does not
+# hold the code yet; the first compile in a process also pays the compiler's start-up), so a
+# function that sees a new dtype, device, shape or Python value on every call can be far
+# slower compiled than eager. This notebook counts compiles instead of guessing them,
+# shows what triggers each one, how dynamic shapes stop the shape-driven ones, what
+# happens when a function recompiles too often, and how to make recompiles an error.
 #
 # **Objectives.** After this notebook you can:
 # 1. read a function's guards and the reasons `TORCH_LOGS=recompiles` gives for a recompile;
 # 2. predict and count the compiles caused by dtype, device, shape and Python-value changes;
 # 3. use `dynamic=`, `torch._dynamo.mark_dynamic` and `torch.compiler.reset()` deliberately;
-# 4. explain what happens past `recompile_limit`, and find it in the logs.
+# 4. explain what happens past `recompile_limit`, and use `torch.compiler.set_stance` to
+#    make a recompile fail loudly or run eagerly.
 #
 # **Prerequisites.** Module 09 (torch.compile: fusion and overhead).
 #
@@ -69,17 +76,28 @@ else:
 # %% [markdown]
 # ## Counting compiles
 #
-# Inductor takes seconds per compile, but *whether* a call compiles is decided before
-# inductor runs, by TorchDynamo. So to count compiles we use the counting backend from
-# module 09, `compile_counter()`: dynamo traces and guards exactly as usual, and the
-# backend just counts the graphs (`frame_count`) and runs them eagerly. Each experiment
-# starts with `reset()` (`torch.compiler.reset()` plus zeroed counters), so that nothing
-# compiled earlier interferes.
+# A compile with inductor takes time (the plot further down measures it), but *whether* a
+# call compiles is decided before inductor runs, by TorchDynamo. So to count compiles we use
+# the counting backend from module 09, `compile_counter()`: dynamo traces and guards exactly
+# as usual, and the backend just counts the graphs (`frame_count`) and runs them eagerly.
+# Each experiment starts with `reset()` (`torch.compiler.reset()` plus zeroed counters), so
+# that nothing compiled earlier interferes.
+#
+# The one experiment that does run inductor measures compile times, which depend on
+# inductor's on-disk cache; as in module 09, this notebook gives inductor a new, empty cache
+# directory (`TORCHINDUCTOR_CACHE_DIR`), deleted by the last cell.
 
 # %%
-import torch
+import os
+import tempfile
 
-from torchcourse import format_seconds, time_once
+cache_dir = tempfile.mkdtemp(prefix="torchcourse-10-inductor-")
+os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache_dir
+
+import torch
+from torch._dynamo.utils import counters
+
+from torchcourse import claim, format_seconds, time_once
 from torchcourse.compiletools import captured_logs, compile_counter, reset
 
 
@@ -89,14 +107,17 @@ def f(x):
 
 def reasons(logs):
     """The guard failures a `recompiles` log gives as the reason for each recompile."""
-    return [line.split("  #")[0].strip() for line in logs.grep(r"^\s+- \d+/\d+: ")]
+    found = logs.require(r"^\s+- \d+/\d+: ", "the reason for the recompile")
+    return [line.split("  #")[0].strip() for line in found]
 
+
+print("inductor cache is empty:", os.listdir(cache_dir) == [])
 
 # %% [markdown]
 # ## Guards: what a compiled function assumes
 #
-# The `guards` log lists every check dynamo installs. The one about the tensor argument
-# says what the compiled code assumes of `x`:
+# The `guards` log (`TORCH_LOGS=guards`) lists every check dynamo installs. The one about
+# the tensor argument says what the compiled code assumes of `x`:
 
 # %%
 reset()
@@ -104,8 +125,8 @@ counter = compile_counter()
 f_c = torch.compile(f, backend=counter)
 with captured_logs(guards=True) as logs:
     f_c(torch.ones(1000))
-tensor_guard = logs.grep("TENSOR_MATCH")[0]
-print(tensor_guard.split("TENSOR_MATCH: ")[1].split("  #")[0].strip())
+tensor_guard = logs.require("TENSOR_MATCH", "the guard on the tensor argument")[0]
+print(tensor_guard.split("TENSOR_MATCH: ")[-1].split("  #")[0].strip())
 print("compiles:", counter.frame_count)
 
 # %% [markdown]
@@ -134,6 +155,7 @@ with captured_logs(recompiles=True) as logs:
         f_c(torch.ones(1000, dtype=dtype))
         print(f"{str(dtype):14s} -> compiles so far: {counter.frame_count}")
 print("\n".join(reasons(logs)))
+claim(counter.frame_count == 2, "two dtypes, four calls: two compiles")
 
 # %% [markdown]
 # Two compiles for two dtypes: dynamo keeps both versions (a cache per function) and the
@@ -161,10 +183,10 @@ print("\n".join(reasons(logs)))
 # ## A new shape, and the dynamic kernel
 #
 # Now square matrices of four sizes, in the order of a published example (scaled down:
-# 2000², 1000², 500², 3000² here instead of 10000², 2000², 500², 20000²):
+# 1000², 500², 250², 1500² here instead of 10000², 2000², 500², 20000²):
 
 # %%
-sizes = (2000, 1000, 500, 3000)
+sizes = (1000, 500, 250, 1500)
 reset()
 counter = compile_counter()
 f_c = torch.compile(f, backend=counter)
@@ -173,6 +195,7 @@ with captured_logs(recompiles=True) as logs:
         f_c(torch.ones(n, n))
         print(f"{n}x{n}: compiles so far {counter.frame_count}")
 print("\n".join(reasons(logs)))
+claim(counter.frame_count == 2, "four sizes: two compiles, not four")
 
 # %% [markdown]
 # Two compiles, not four. The first compile assumes the shape it saw (a *static* graph).
@@ -189,63 +212,117 @@ print("\n".join(reasons(logs)))
 import re
 
 
-def loop_bound(logs):
-    """The upper bound of the first loop in the generated C++ kernel."""
-    for line in logs.lines:
-        m = re.search(r"for\(int64_t x0=static_cast<int64_t>\(0L\); x0<static_cast<int64_t>\(([^)]+)\);", line)
-        if m:
-            return m.group(1)
-    return None
+def new_loop_bound(logs):
+    """The upper bound of the loop in the kernel a call generated, or "no new code"."""
+    if not logs.grep(r"= async_compile\.cpp"):
+        return "no new code"
+    loop = logs.require(r"for\s*\(\s*int64_t x0\s*=", "the generated loop")[0]
+    m = re.search(r"x0\s*<\s*static_cast<int64_t>\(([^)]+)\)", loop)
+    return m.group(1) if m else loop.strip()
+
+
+def run_sizes(fn):
+    """Call fn on each size (timing each call, keeping its output_code log), then each size again."""
+    times, bounds = [], []
+    for n in sizes:
+        x = torch.ones(n, n)
+        with captured_logs(output_code=True) as logs:
+            out, t = time_once(lambda: fn(x))
+        times.append(t)
+        bounds.append(new_loop_bound(logs))
+        claim(torch.allclose(out, f(x)), f"the compiled result for {n}x{n} is right", show=False)
+    for n in sizes:
+        x = torch.ones(n, n)
+        times.append(time_once(lambda: fn(x))[1])
+    return times, bounds
 
 
 reset()
-f_inductor = torch.compile(f)
-first_call_s, kernel_bounds = {}, {}
-for n in sizes:
-    x = torch.ones(n, n)
-    with captured_logs(output_code=True) as logs:
-        out, first_call_s[n] = time_once(lambda: f_inductor(x))
-    kernel_bounds[n] = loop_bound(logs)
-    print(f"{n}x{n}: result right: {torch.allclose(out, f(x))} | new kernel's loop bound: {kernel_bounds[n]}")
+cold_s, cold_bounds = run_sizes(torch.compile(f))
+for n, bound in zip(sizes, cold_bounds):
+    print(f"{n}x{n}: loop bound of the new kernel: {bound}")
+print(
+    "inductor graph cache: misses",
+    counters["inductor"]["fxgraph_cache_miss"],
+    "| hits",
+    counters["inductor"]["fxgraph_cache_hit"],
+)
 
 # %% [markdown]
-# `4000000L` is 2000·2000, fixed at compile time. `ks0*ks1` is the product of two sizes
-# passed in at run time. For 500² and 3000² no new code was generated (no kernel, `None`).
+# `1000000L` is 1000·1000, fixed at compile time. `ks0*ks1` is the product of two sizes
+# passed in at run time. For 250² and 1500² no new code was generated. Both compiles missed
+# the (empty) cache: they are **cold** compiles.
 #
-# The time of each call tells the same story. Here are the four calls above and four more
-# that revisit the sizes; the bars that tower over the others are the two compiles (the
-# first one also pays the compiler's one-off start-up in this process, and more if the
-# on-disk cache was cold):
+# Now the same eight calls once more after `reset()`: dynamo has forgotten its compiled
+# graphs (and the sizes it has seen), so it compiles twice again, static then dynamic, but
+# inductor finds both graphs in its on-disk cache: **warm** compiles.
+
+# %%
+reset()
+warm_s, warm_bounds = run_sizes(torch.compile(f))
+print("same kernels as before:", warm_bounds == cold_bounds)
+print(
+    "inductor graph cache: misses",
+    counters["inductor"]["fxgraph_cache_miss"],
+    "| hits",
+    counters["inductor"]["fxgraph_cache_hit"],
+)
+
+# %% [markdown]
+# The time of each call tells the story. The eight bars per panel are the four calls above
+# (the first two compile) and four more that revisit the sizes; red bars compiled:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 import matplotlib.pyplot as plt
 
 sequence = sizes + sizes
-call_s = [first_call_s[n] for n in sizes]
-for n in sizes:
-    x = torch.ones(n, n)
-    call_s.append(time_once(lambda: f_inductor(x))[1])
-for n, t in zip(sequence, call_s):
-    print(f"{n}x{n}: {format_seconds(t)}")
+compiled = [b != "no new code" for b in cold_bounds] + [False] * len(sizes)
+for i, n in enumerate(sequence):
+    print(f"{n}x{n}: cold cache {format_seconds(cold_s[i]):>8s} | warm cache {format_seconds(warm_s[i]):>8s}")
 
-fig, ax = plt.subplots(figsize=(7, 3.2))
-colors = ["tab:red" if b is not None else "tab:blue" for b in kernel_bounds.values()] + ["tab:blue"] * len(sizes)
-ax.bar(range(len(sequence)), call_s, color=colors)
-ax.set_xticks(range(len(sequence)), [f"{n}²" for n in sequence])
-ax.set_yscale("log")
-ax.set(
-    xlabel="call (matrix size), in order",
-    ylabel="time of the call (s, log scale)",
-    title="f(x) = sin(x)·2 + 1, compiled: red bars compiled new code",
-)
-ax.grid(alpha=0.3, axis="y")
+fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), sharey=True, layout="constrained")
+colors = ["tab:red" if c else "tab:blue" for c in compiled]
+for ax, times, title in (
+    (axes[0], cold_s, "empty (cold) inductor cache"),
+    (axes[1], warm_s, "warm cache, after reset()"),
+):
+    ax.bar(range(len(sequence)), times, color=colors)
+    ax.set_xticks(range(len(sequence)), [f"{n}²" for n in sequence], fontsize=7)
+    ax.set_yscale("log")
+    ax.set(title=title, xlabel="call (matrix size), in order")
+    ax.grid(alpha=0.3, axis="y")
+axes[0].set_ylabel("time of the call (s, log scale)")
+fig.suptitle("f(x) = sin(x)·2 + 1, compiled: red bars compiled a graph")
 plt.show()
 
+# %%
+compile_cold = [t for t, c in zip(cold_s, compiled) if c]
+compile_warm = [t for t, c in zip(warm_s, compiled) if c]
+ordinary = [t for t, c in zip(cold_s + warm_s, compiled + compiled) if not c]
+claim(
+    len(compile_cold) == 2 and min(compile_cold) > 10 * max(ordinary),
+    "with an empty cache, each of the two compiles takes more than 10x longer than any ordinary call",
+    f"compiles {compile_cold}, slowest ordinary call {max(ordinary):.4f} s",
+)
+claim(compile_cold[1] > 0.1, "the cold recompile takes more than 0.1 s", f"{compile_cold[1]:.3f} s")
+claim(
+    all(w < c / 2 for w, c in zip(compile_warm, compile_cold)),
+    "with a warm cache, each compile costs less than half as much as with the empty one",
+    f"cold {compile_cold}, warm {compile_warm}",
+)
+
 # %% [markdown]
-# Seconds per compile, milliseconds per ordinary call. With `dynamic=False` dynamo would
-# compile a static kernel for every new size instead: four tall bars in the first four
-# calls rather than two. The counting backend confirms it without paying for inductor:
+# With an empty cache the two compiles tower over every ordinary call (the first one also
+# pays the compiler's one-off start-up in this process). With a warm cache the same two
+# compiles skip code generation and the C++ compiler: still dynamo's tracing and inductor's
+# loading, much cheaper. On your own machine the cache lives on between sessions, so
+# which of the two panels you see depends on whether this code was compiled before (in a new
+# session the first red bar also carries inductor's start-up, about a second).
+#
+# With `dynamic=False` dynamo would compile a static kernel for every new size instead:
+# four red bars in the first four calls rather than two. The counting backend confirms it
+# without paying for inductor:
 
 # %%
 for label, kwargs in (("default", {}), ("dynamic=False", {"dynamic": False})):
@@ -350,7 +427,7 @@ for values in ((2, 3, 4, 5), (0.5, 1.5, 2.5, 3.5)):
 # Each function may hold at most `torch._dynamo.config.recompile_limit` compiled versions.
 # Beyond that dynamo stops compiling it, logs a warning, and runs the function **eagerly**
 # for inputs that match none of the cached versions. Results stay right; the speed-up is
-# gone, silently unless you read the log. Ten distinct mode strings:
+# gone, silently unless you read the log. Ten distinct name strings:
 
 
 # %%
@@ -366,17 +443,67 @@ names = [f"add{'_' * i}" for i in range(10)]
 with captured_logs(recompiles=True) as logs:
     results_right = all(torch.equal(bn(torch.ones(3), name), by_name(torch.ones(3), name)) for name in names)
 print("10 names -> compiles:", counter.frame_count, "| all results right:", results_right)
-warning = logs.grep("hit config.recompile_limit")
-print("warning:", warning[0].strip() if warning else None)
-print([line.split("  #")[0].strip() for line in logs.grep("last reason:")][0])
+warning = logs.require("hit config.recompile_limit", "the recompile-limit warning")
+print("warning:", warning[0].strip())
+print(logs.require("last reason:", "the last recompile reason")[0].split("  #")[0].strip())
+claim(
+    counter.frame_count == torch._dynamo.config.recompile_limit and results_right,
+    "compiles stop at the limit, and the calls past it still return right results (eagerly)",
+)
 
 # %% [markdown]
 # The limit is per function (per code object), and dynamo counts *every* cached version:
 # a function that legitimately needs many (say, one per dtype × device) can get a higher
 # limit with `torch._dynamo.config.recompile_limit = 16`, ideally for a block only with
-# `torch._dynamo.config.patch(recompile_limit=16)`. For a test that must fail loudly
+# `torch._dynamo.config.patch(recompile_limit=16)`. To make hitting the limit an error
 # instead, set `torch._dynamo.config.fail_on_recompile_limit_hit = True` (see *Common
 # mistakes*).
+
+# %% [markdown]
+# ## Recompiles on purpose only: `torch.compiler.set_stance`
+#
+# After a warm-up you often know that every input the function will see has been compiled
+# for. `torch.compiler.set_stance` (a function, a context manager or a decorator) tells the
+# compiler what to do if a recompile is needed all the same:
+#
+# * `"fail_on_recompile"`: raise an error instead of compiling. Use it in your tests, or
+#   around a steady-state loop, to catch a recompile the moment it happens.
+# * `"eager_on_recompile"`: run that call eagerly instead of compiling; inputs that match a
+#   compiled version still run compiled code.
+#
+# Warm up on float32, then send a float64 tensor under each stance:
+
+# %%
+reset()
+counter = compile_counter()
+f_c = torch.compile(f, backend=counter)
+f_c(torch.ones(1000))  # the warm-up: one compile, for float32
+
+with torch.compiler.set_stance("fail_on_recompile"):
+    f_c(torch.ones(1000))  # same guards: runs the compiled version
+    try:
+        f_c(torch.ones(1000, dtype=torch.float64))
+        failure = None
+    except RuntimeError as exc:
+        failure = exc
+print("fail_on_recompile, float64 call raised a RuntimeError:", failure is not None)
+print("  the message says it detected a recompile:", "detected recompile" in str(failure).lower())
+print("  and names the failing guard (dtype):", "dtype mismatch" in str(failure))
+print("compiles so far:", counter.frame_count)
+
+x64 = torch.ones(1000, dtype=torch.float64)
+with torch.compiler.set_stance("eager_on_recompile"):
+    out64 = f_c(x64)  # no compiled version matches: runs eagerly, compiles nothing
+print(
+    "eager_on_recompile, float64 result right:", torch.equal(out64, f(x64)), "| compiles so far:", counter.frame_count
+)
+
+f_c(x64)  # outside the block the default stance is back: this call compiles
+print("default stance again, same call -> compiles:", counter.frame_count)
+claim(
+    failure is not None and counter.frame_count == 2,
+    "each stance held for its block only: no compile inside, one after",
+)
 
 # %% [markdown]
 # ## Starting over: `torch.compiler.reset()`
@@ -424,7 +551,7 @@ with captured_logs():
 #
 # **Silent eager fallback.** A function that gets a new Python value on every call (a step
 # counter used in an `if`, a string key, a shape you did not expect) recompiles until the
-# limit and then runs eagerly, as shown above. In a test, make that an error:
+# limit and then runs eagerly, as shown above. In your own tests, make that an error:
 
 # %% tags=["raises-exception"]
 reset()
@@ -444,12 +571,34 @@ with torch._dynamo.config.patch(recompile_limit=2, fail_on_recompile_limit_hit=T
 # * Guards check dtype, device (dispatch keys), shape, stride and the Python values the
 #   trace depended on; a failed guard means a recompile, reported by `TORCH_LOGS=recompiles`.
 # * Count compiles with the counting backend (`compile_counter()`), not by guessing.
+# * A recompile with inductor costs a compile: from hundreds of milliseconds to seconds with
+#   an empty inductor cache, far less when the cache holds the code already.
 # * A second size makes dynamo compile a dynamic kernel (sizes as arguments) that serves
 #   later sizes; `dynamic=False/True` and `mark_dynamic` choose explicitly; sizes 0 and 1
 #   are always specialised.
 # * Python values that steer branches are constants: one compile per value seen.
 # * Past `recompile_limit` (8 by default) the function runs eagerly with a logged warning;
-#   `torch.compiler.reset()` starts over.
+#   `torch.compiler.set_stance("fail_on_recompile")` turns any recompile into an error and
+#   `"eager_on_recompile"` runs eagerly instead; `torch.compiler.reset()` starts over.
+#
+# ## Further reading
+#
+# * [Dealing with recompilations](https://docs.pytorch.org/docs/stable/compile/programming_model.recompilation.html),
+#   the PyTorch guide: dynamic shapes, constants, `TORCH_LOGS=recompiles`.
+# * [`torch.compiler.set_stance`](https://docs.pytorch.org/docs/stable/generated/torch.compiler.set_stance.html)
+#   and the recipe [Dynamic compilation control with `torch.compiler.set_stance`](https://docs.pytorch.org/tutorials/recipes/torch_compiler_set_stance_tutorial.html).
+# * [`torch.compile` troubleshooting](https://pytorch.org/docs/stable/torch.compiler_troubleshooting):
+#   compile times, recompilations, the logs.
+# * [`torch.compile` API reference](https://docs.pytorch.org/docs/stable/generated/torch.compile.html):
+#   `dynamic=` and the recompile limit.
+#
+# The last cell deletes this notebook's private inductor cache.
+
+# %%
+import shutil
+
+shutil.rmtree(cache_dir, ignore_errors=True)
+print("private cache removed:", not os.path.exists(cache_dir))
 
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/10_recompilation.ipynb](../exercises/10_recompilation.ipynb) ·

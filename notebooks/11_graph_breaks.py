@@ -25,8 +25,6 @@ if "google.colab" in sys.modules:
     import os
     import subprocess
 
-    import torch
-
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
@@ -40,10 +38,16 @@ if "google.colab" in sys.modules:
         subprocess.run(pip, check=True)
     sys.path.insert(0, home)
     print("Colab: the course is in", home)
-    if torch.__version__.split("+")[0] != "2.13.0":
-        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
 else:
     print("Local run: nothing to install.")
+# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+# saying whether it is supported; an error naming what is missing when it is too old.
+from torchcourse.preflight import check_torch
+
+check_torch()
+
+# %% [markdown] tags=["outputs-stamp"]
+# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
 
 # %% [markdown]
 # # 11 · Graph breaks
@@ -58,10 +62,12 @@ else:
 # that it compiles into one graph.
 #
 # **Objectives.** After this notebook you can:
-# 1. name the four usual causes of a graph break and find them with `torch._dynamo.explain`;
-# 2. read `explain`'s fields, and know why `break_reasons` can be non-empty when
-#    `graph_break_count` is 0;
-# 3. turn breaks into errors with `fullgraph=True` and read the error;
+# 1. name the four usual causes of a graph break, find them with `torch._dynamo.explain`,
+#    and look a break up by the code (`gb0170`, ...) its message carries;
+# 2. read `explain`'s fields: what `ops_per_graph` lists and what it leaves out, and why
+#    `break_reasons` can be non-empty when `graph_break_count` is 0;
+# 3. turn breaks into errors with `fullgraph=True`, and keep a function out of the graph on
+#    purpose with `torch.compiler.disable`;
 # 4. remove a data-dependent branch with `torch.where` or `torch.cond`, and keep
 #    `.item()` inside the graph with `capture_scalar_outputs`;
 # 5. measure what a break costs per call.
@@ -74,17 +80,19 @@ else:
 
 # %%
 import os
+import re
 import tempfile
 import time
 import warnings
 
-# An empty inductor cache, set before anything compiles: every compile below is a real one.
-os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", tempfile.mkdtemp(prefix="inductor-11-"))
+# An empty inductor cache, set before anything compiles: the first compile below is a cold one.
+os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="inductor-11-")
 
 import matplotlib.pyplot as plt
 import torch
 
-from torchcourse.compiletools import captured_logs, compile_counter, reset
+from torchcourse import claim
+from torchcourse.compiletools import captured_logs, compile_counter, compile_stats, reset
 from torchcourse.timing import measure, time_once
 
 torch.manual_seed(0)
@@ -120,6 +128,7 @@ x_pos, x_neg = torch.rand(1000), -torch.rand(1000) - 1  # mean of y > 0, and < 0
 
 print("same as eager:", torch.allclose(step_counted(x_pos), step(x_pos)))
 print("graphs so far:", counter.frame_count)
+claim(counter.frame_count == 2, "the `if` on a tensor split `step` into two graphs")
 
 # %% [markdown]
 # Dynamo compiled the part after the `if` only for the branch that ran. Data that takes the
@@ -130,19 +139,28 @@ step_counted(x_neg)
 print("graphs after the other branch:", counter.frame_count)
 step_counted(x_pos), step_counted(x_neg)
 print("graphs after calling both again:", counter.frame_count)
+claim(counter.frame_count == 3, "the other branch added one graph, and calling both again compiled nothing")
 
 # %% [markdown]
-# Dynamo says why it split, in its `graph_breaks` log. That log goes to stderr; the course's
-# `captured_logs` collects it so you can read the part that matters:
+# Dynamo says why it split in its `graph_breaks` log (`TORCH_LOGS=graph_breaks`, or
+# `torch._logging.set_logs(graph_breaks=True)` in a notebook). That log goes to stderr; the
+# course's `captured_logs` switches it on for a block and collects it, so you can read the part
+# that matters: the reason, your line, and a link.
 
-# %%
+# %% tags=["version-specific"]
 reset()
 with captured_logs(graph_breaks=True) as logs:
     torch.compile(step, backend=compile_counter())(x_pos)
-for line in logs.grep(r"Graph Break Reason|Explanation|if m > 0"):
-    print(line.strip())
+print(logs.require(r"Graph Break Reason", "the graph-break reason")[0].strip())
+print(logs.require(r"^\s*if m > 0:", "the line of step that broke the graph")[-1].strip())
+print(logs.require(r"gb\d{4}", "the link to the graph-break page")[0].strip())
 
 # %% [markdown]
+# Every graph-break message carries a **code**, here `gb0170`, in a link to a page that
+# explains that kind of break with examples and the usual workarounds. Search for the code
+# rather than the wording: reasons are reworded between torch releases more often than codes
+# change (though a break can get a new, more specific code in a later release).
+#
 # ## `torch._dynamo.explain`: the report
 #
 # `torch._dynamo.explain(fn)(*args)` traces `fn` on those arguments (no code generation) and
@@ -151,27 +169,56 @@ for line in logs.grep(r"Graph Break Reason|Explanation|if m > 0"):
 # | field | what |
 # |---|---|
 # | `graph_count` | graphs produced on this call |
-# | `graph_break_count` | in torch 2.13 computed as `graph_count - 1` |
+# | `graph_break_count` | `graph_count - 1` (that is how torch 2.13 computes it) |
 # | `break_reasons` | one entry per break, `.reason` (text) and `.user_stack` (where) |
-# | `ops_per_graph` | the operations recorded in each graph |
+# | `ops_per_graph` | per graph, the *functions* it calls (FX `call_function` nodes: `torch.relu`, `*`, `>`); method calls such as `y.mean()` are not listed |
+# | `graphs` | the graphs themselves (FX `GraphModule`s), every node included |
 
 # %%
 report = torch._dynamo.explain(step)(x_pos)
 print("graph_count:", report.graph_count)
 print("graph_break_count:", report.graph_break_count)
-print("break reason:", report.break_reasons[0].reason.splitlines()[0])
-print("at line:", report.break_reasons[0].user_stack[-1].line)
-print("ops per graph:", [len(ops) for ops in report.ops_per_graph])
+print("break at line:", report.break_reasons[0].user_stack[-1].line)
+print("ops_per_graph:", [[getattr(op, "__name__", str(op)) for op in ops] for ops in report.ops_per_graph])
+
+# %% [markdown]
+# `y.mean()` is missing from `ops_per_graph`: it is a *method* call, and `ops_per_graph`
+# keeps only function calls. The graphs in `report.graphs` hold every node, and module 09's
+# counting backend counts all three kinds of call (function, method, module), so its
+# `op_count` is one higher:
+
+
+# %%
+def calls_in(graph_module):
+    """'kind:name' for every call node of an FX graph (function, method or module)."""
+    nodes = [n for n in graph_module.graph.nodes if n.op.startswith("call_")]
+    return [f"{n.op.removeprefix('call_')}:{getattr(n.target, '__name__', n.target)}" for n in nodes]
+
+
+for i, graph in enumerate(report.graphs):
+    print(f"graph {i}:", calls_in(graph))
+counter = compile_counter()
+torch.compile(step, backend=counter)(x_pos)
+n_listed = sum(len(ops) for ops in report.ops_per_graph)
+n_calls = sum(len(calls_in(g)) for g in report.graphs)
+print(
+    f"ops_per_graph lists {n_listed} operations, the graphs hold {n_calls} calls, CompileCounter counted {counter.op_count}"
+)
+claim(
+    counter.op_count == n_calls == n_listed + 1,
+    "ops_per_graph leaves out the method call y.mean(), which the graphs and CompileCounter include",
+)
 
 # %% [markdown]
 # ## The four usual causes
 #
 # A data-dependent `if`, `print`, a clock (`time.time()`) and `.item()` (a tensor turned into
 # a Python number). The helper below runs `explain` quietly (the `.item()` and clock breaks
-# also print warnings to stderr) and prints one row per function.
+# also print warnings to stderr), collects the `graph_breaks` log on the way, and prints one
+# row per function with the graph-break code its message carried.
 
 
-# %%
+# %% tags=["version-specific"]
 def if_on_data(x):
     y = x.sin()
     if y.sum() > 0:
@@ -198,21 +245,24 @@ def item(x):
 
 
 def quiet_explain(fn, *args):
-    with captured_logs(), warnings.catch_warnings():
+    """explain() with torch's logs and warnings kept out of the notebook; returns the report
+    and the graph-break codes (gbNNNN) the graph_breaks log mentioned."""
+    with captured_logs(graph_breaks=True) as logs, warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return torch._dynamo.explain(fn)(*args)
+        report = torch._dynamo.explain(fn)(*args)
+    return report, sorted(set(re.findall(r"gb\d{4}", logs.text)))
 
 
 x = torch.rand(8)
 for fn in (if_on_data, prints, clock, item):
-    e = quiet_explain(fn, x)
-    reason = e.break_reasons[0].reason.splitlines()[0] if e.break_reasons else "-"
-    print(f"{fn.__name__:11} graphs={e.graph_count} breaks={e.graph_break_count}  {reason}")
+    e, codes = quiet_explain(fn, x)
+    print(f"{fn.__name__:11} graphs={e.graph_count} breaks={e.graph_break_count}  code={', '.join(codes)}")
+    claim(e.graph_count == 2 and len(codes) == 1, f"{fn.__name__}: two graphs around one coded break", show=False)
 
 # %% [markdown]
-# Each function produced two graphs around its break. Two things to read in the reasons:
-# `print` and `time.time` are plain Python that Dynamo will not put in a graph, and `.item()`
-# breaks only because a setting says so (you will switch it below).
+# Each function produced two graphs around its break, and each kind of break has its own
+# code. `print` and `time.time` are plain Python that Dynamo will not put in a graph, and
+# `.item()` breaks only because a setting says so (you will switch it below).
 #
 # ### When `break_reasons` and `graph_break_count` disagree
 #
@@ -229,12 +279,15 @@ def item_if(x):
     return x  # no tensor operation after the break on this path
 
 
+found = {}
 for label, arg in (("sum > 0", x), ("sum < 0", -x)):
-    e = quiet_explain(item_if, arg)
+    e, _ = quiet_explain(item_if, arg)
+    found[label] = (e.graph_count, e.graph_break_count, len(e.break_reasons))
     print(
         f"item_if, {label}: graph_count={e.graph_count} graph_break_count={e.graph_break_count} "
         f"len(break_reasons)={len(e.break_reasons)}"
     )
+claim(found["sum < 0"] == (1, 0, 1), "on the second input graph_break_count is 0 while one break reason is recorded")
 
 # %% [markdown]
 # Same function, same break; on the second input the count says 0. Read `break_reasons`,
@@ -245,10 +298,28 @@ for label, arg in (("sum > 0", x), ("sum < 0", -x)):
 #
 # While you tune a function you usually want to *know* about a break rather than live with
 # it. `torch.compile(fn, fullgraph=True)` refuses to split: the first break raises, with the
-# explanation, hints and the line in your code.
+# explanation, hints, the link with the graph-break code, and the line in your code.
 
 # %% tags=["raises-exception"]
 torch.compile(step, fullgraph=True, backend="eager")(x_pos)
+
+# %% [markdown]
+# The error is a `torch._dynamo.exc.Unsupported`, a subclass of `RuntimeError`. In code (a
+# test of your own, say) catch it and read the code rather than matching the wording:
+
+
+# %%
+def graph_break_code(err):
+    """The graph-break code (gbNNNN) that a torch.compile error message names."""
+    found = re.search(r"gb\d{4}", str(err))
+    claim(found is not None, "the error message names its graph-break code", show=False)
+    return found.group()
+
+
+try:
+    torch.compile(step, fullgraph=True, backend="eager")(x_pos)
+except RuntimeError as err:
+    print(type(err).__name__, "| a RuntimeError:", isinstance(err, RuntimeError), "| code:", graph_break_code(err))
 
 # %% [markdown]
 # Read the hints: make the code branch-free, or use `torch.cond`. Both follow.
@@ -278,6 +349,7 @@ print(
     "fullgraph compile works:",
     torch.allclose(torch.compile(step_where, fullgraph=True, backend="eager")(x_neg), step(x_neg)),
 )
+claim(e.graph_count == 1, "step_where compiles into one graph")
 
 # %% [markdown]
 # ## Fix 2: `torch.cond`, a branch inside the graph
@@ -302,11 +374,12 @@ print(
     "same as step, both branches:",
     torch.allclose(step_cond(x_pos), step(x_pos)) and torch.allclose(step_cond(x_neg), step(x_neg)),
 )
-print("operations in the graph:", [getattr(op, "__name__", str(op)) for op in e.ops_per_graph[0]])
+print("calls in the graph:", calls_in(e.graphs[0]))
 
 # %% [markdown]
-# The graph holds a single `cond` operation where the `if` used to be, and `torch.cond` also
-# runs eagerly (outside `torch.compile`), so one version of the code serves both.
+# The graph holds a single `cond` call where the `if` used to be (`getitem` takes its result
+# apart), and `torch.cond` also runs eagerly (outside `torch.compile`), so one version of the
+# code serves both.
 #
 # ## `.item()` and `capture_scalar_outputs`
 #
@@ -317,7 +390,7 @@ print("operations in the graph:", [getattr(op, "__name__", str(op)) for op in e.
 # %%
 for capture in (False, True):
     with torch._dynamo.config.patch(capture_scalar_outputs=capture):
-        e = quiet_explain(item, x)
+        e, _ = quiet_explain(item, x)
     print(f"capture_scalar_outputs={capture}: graphs={e.graph_count} breaks={e.graph_break_count}")
 
 # %% [markdown]
@@ -340,38 +413,105 @@ print("item() under fullgraph=True works, same as eager:", torch.allclose(out, i
 
 # %%
 with torch._dynamo.config.patch(reorderable_logging_functions={print}):
-    e = quiet_explain(prints, x)
+    e, _ = quiet_explain(prints, x)
 print("prints, with print reorderable: graphs =", e.graph_count)
 
 # %% [markdown]
+# ## A break on purpose: `torch.compiler.disable`
+#
+# Sometimes a function should *not* be compiled: Python bookkeeping, I/O, a call into a
+# library Dynamo cannot trace, code that would break the graph many times over. Decorate it
+# with `@torch.compiler.disable`. A compiled caller then stops tracing at the call, runs the
+# function as ordinary Python on every call, and resumes tracing after it: one break you
+# chose, in place of whatever breaks tracing it would have caused. (By default the functions
+# it calls are not compiled either; `torch.compiler.disable(fn, recursive=False)` skips only
+# `fn` itself.)
+
+# %%
+recorded = []
+
+
+@torch.compiler.disable
+def record(y):
+    recorded.append(round(float(y.max()), 3))  # Python bookkeeping, run eagerly every call
+
+
+def step_recorded(x):
+    y = x * 1.5 + 0.5
+    record(y)
+    return torch.relu(y - y.mean()) * 3
+
+
+counter = compile_counter()
+step_recorded_c = torch.compile(step_recorded, backend=counter)
+for _ in range(3):
+    out = step_recorded_c(x_pos)
+print("record() ran on every call:", len(recorded) == 3, recorded)
+print("graphs:", counter.frame_count)
+print("same as eager:", torch.allclose(out, step_recorded(x_pos)))
+claim(counter.frame_count == 2, "the disabled call costs one break: two graphs, compiled once")
+try:
+    torch.compile(step_recorded, fullgraph=True, backend="eager")(x_pos)
+except RuntimeError as err:
+    print("under fullgraph=True it is an error too, code:", graph_break_code(err))
+
+# %% [markdown]
+# Its code differs from the data-dependent `if`'s, and its message says exactly which
+# function was skipped. `torch.compiler.disable` is the tool for code you have decided to
+# leave in Python; for code you want fast, the rewrites above remove the break instead.
+#
 # ## What a break costs
 #
 # Now compile for real (inductor) and time three versions of the same computation: eager,
-# compiled with the break, compiled branch-free. `dynamic=True` compiles one kernel for every
-# size, so the sweep below compiles each version once. The first compile of the session is
-# slow (the cell prints it). The comparison runs on one thread: timings on a busy machine are
-# steadier that way, and what a break costs does not hinge on the thread count.
+# compiled with the break, compiled branch-free. `dynamic=True` compiles kernels that take the
+# size as a parameter instead of one kernel per size. Not quite one for *every* size: on a CPU,
+# inductor's code for a reduction such as `mean` adds a guard on the size (up to 4096 elements
+# or more), so each version compiles once more when the sweep first passes 4096 elements, and
+# then never again. The comparison runs on one thread:
+# timings on a busy machine are steadier that way, and one thread keeps the comparison
+# between the three versions fair.
+#
+# First, what compiling costs. The notebook started with an empty inductor cache, so the first
+# compile is **cold**: it generates C++ and runs the C++ compiler (and, first in the process,
+# loads inductor itself). `reset()` then forgets the compiled functions but leaves the cache on
+# disk, and compiling the same code again is **warm**: the kernels come from the cache.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 reset()
 threads = torch.get_num_threads()
 torch.set_num_threads(1)  # before compiling: inductor's C++ kernels use the count set at compile time
-step_broken = torch.compile(step, dynamic=True)
-step_fused = torch.compile(step_where, dynamic=True)
 x_small = torch.rand(100)
-_, t_broken = time_once(lambda: step_broken(x_small))
-_, t_fused = time_once(lambda: step_fused(x_small))
-print(f"first call, with the break: {t_broken:.1f} s (two graphs, plus the first compile of the session)")
-print(f"first call, branch-free: {t_fused:.1f} s (one graph)")
+first_call = {}
+for cache in ("cold", "warm"):
+    reset()  # forget compiled code; the inductor cache directory stays
+    step_broken = torch.compile(step, dynamic=True)
+    step_fused = torch.compile(step_where, dynamic=True)
+    _, first_call[cache, "break"] = time_once(lambda: step_broken(x_small))
+    _, first_call[cache, "fused"] = time_once(lambda: step_fused(x_small))
+for cache in ("cold", "warm"):
+    print(
+        f"first call, {cache} cache: with the break {first_call[cache, 'break']:.2f} s (two graphs), "
+        f"branch-free {first_call[cache, 'fused']:.2f} s (one graph)"
+    )
+
+# %%
+claim(
+    first_call["warm", "break"] < first_call["cold", "break"] / 2,
+    "with a warm inductor cache, compiling step again takes less than half the cold time",
+)
 
 # %%
 sizes = [10**k for k in range(2, 8)]
 inputs = {n: torch.rand(n) for n in sizes}
+graphs_before = compile_stats()["unique_graphs"]
 print(
     "compiled versions agree with eager at every size:",
     all(torch.allclose(f(inputs[n]), step(inputs[n]), atol=1e-5) for n in sizes for f in (step_broken, step_fused)),
 )
+new_graphs = compile_stats()["unique_graphs"] - graphs_before
+print("graphs compiled during the sweep over six sizes:", new_graphs)
+claim(new_graphs == 2, "the sweep recompiled the graph holding `mean` once per version, not once per size")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -383,6 +523,16 @@ print(f"{'n':>9} " + " ".join(f"{name:>24}" for name in variants))
 for i, n in enumerate(sizes):
     print(f"{n:>9} " + " ".join(f"{times[name][i] * 1e6:>21.1f} µs" for name in variants))
 torch.set_num_threads(threads)
+
+# %% [markdown]
+# What the table shows, checked on this run's numbers:
+
+# %%
+eager, broken, fused = (times[name] for name in variants)
+claim(
+    broken[0] > fused[0] > eager[0], "at 100 elements eager is the fastest and the version with the break the slowest"
+)
+claim(fused[-1] < broken[-1] < eager[-1], "at 10 million elements branch-free is the fastest and eager the slowest")
 
 # %% [markdown]
 # Plotted as time per call against size (both axes logarithmic, lower is better):
@@ -400,13 +550,12 @@ plt.show()
 # %% [markdown]
 # * **Small tensors** (left): the call is overhead. The broken version pays for two graph
 #   calls, two sets of guards and a return to Python in between, so it is the slowest there;
-#   the branch-free version pays for one. Eager, a handful of small operations, is at least
-#   as fast: compiling does not pay at this size anyway (module 09's break-even).
+#   the branch-free version pays for one. Eager is the fastest of the three: at this size
+#   compiling does not pay anyway (module 09's break-even), and eager has no guards to check.
 # * **Large tensors** (right): the break also cuts the fusion in two: `y` is written to
 #   memory by the first graph and read back by the second, where the branch-free version keeps
-#   it in registers. Eager, which writes a temporary for every operation, is far behind both.
-#   The table above has the numbers from your machine; on the course's 2-core test machine the
-#   branch-free version is the fastest from a million elements up.
+#   it in registers. Eager, which writes a temporary for every operation, is behind both, and
+#   the branch-free version is the fastest of the three.
 #
 # ## Common mistakes
 #
@@ -450,13 +599,30 @@ if x > 0.5:
 #
 # * A graph break splits a compiled function into graphs with Python between them. Results
 #   stay right; you pay per call (extra graph calls, guards) and per element (lost fusion).
-# * Usual causes: an `if` on tensor values, `print`, clocks, `.item()`.
+# * Usual causes: an `if` on tensor values, `print`, clocks, `.item()`. Each break message
+#   carries a code (`gb0170`, ...) and a link to a page about that kind of break.
 # * `torch._dynamo.explain(fn)(x)` reports `graph_count`, `graph_break_count` (= graphs − 1)
-#   and `break_reasons`; a reason can be recorded even when the count says 0.
+#   and `break_reasons`; a reason can be recorded even when the count says 0. `ops_per_graph`
+#   lists function calls only (no `y.mean()`); `graphs` has every node.
 # * `fullgraph=True` turns the first break into an error with hints; in torch 2.13 it also
 #   captures `.item()` scalars.
 # * Remove branches with `torch.where` (both sides computed) or `torch.cond` (both branches in
 #   the graph, one runs); keep numbers as 0-d tensors instead of `.item()`.
+# * `torch.compiler.disable` keeps a function out of the graph on purpose, at the price of one
+#   break where it is called.
+# * The first compile with an empty inductor cache is cold and slow; the same compile with a
+#   warm cache is much cheaper.
+#
+# ## Further reading
+#
+# * [Working with graph breaks](https://docs.pytorch.org/docs/stable/compile/programming_model.graph_breaks_index.html)
+#   and [Use `fullgraph=True` to identify and eliminate graph breaks](https://docs.pytorch.org/docs/stable/compile/programming_model.fullgraph_true.html),
+#   in the PyTorch documentation's `torch.compile` programming model.
+# * [Disabling and suppressing errors](https://docs.pytorch.org/docs/stable/compile/programming_model.compiler_disable.html)
+#   and the [`torch.compiler.disable`](https://docs.pytorch.org/docs/stable/generated/torch.compiler.disable.html)
+#   reference (`recursive`, `reason`).
+# * [`torch._logging.set_logs`](https://docs.pytorch.org/docs/stable/generated/torch._logging.set_logs.html):
+#   the `graph_breaks` and `recompiles` switches, and how `TORCH_LOGS` takes precedence.
 
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/11_graph_breaks.ipynb](../exercises/11_graph_breaks.ipynb) ·

@@ -25,8 +25,6 @@ if "google.colab" in sys.modules:
     import os
     import subprocess
 
-    import torch
-
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
@@ -40,17 +38,23 @@ if "google.colab" in sys.modules:
         subprocess.run(pip, check=True)
     sys.path.insert(0, home)
     print("Colab: the course is in", home)
-    if torch.__version__.split("+")[0] != "2.13.0":
-        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
 else:
     print("Local run: nothing to install.")
+# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+# saying whether it is supported; an error naming what is missing when it is too old.
+from torchcourse.preflight import check_torch
+
+check_torch()
+
+# %% [markdown] tags=["outputs-stamp"]
+# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
 
 # %% [markdown]
 # # 14 · Autograd as a calculus engine
 #
 # Automatic differentiation is how networks train, but it is not about networks: it gives
-# the exact derivative of *any* function you write with tensor operations, at the cost of
-# about one more evaluation. That makes PyTorch a calculus engine. In this notebook you
+# the exact derivative of *any* function you write with tensor operations (exact up to
+# floating-point rounding), for a cost of a few evaluations of the function. That makes PyTorch a calculus engine. In this notebook you
 # check autograd against derivatives worked out by hand, solve equations with Newton's
 # method, minimise the constrained quadratic of the genetic-algorithm case study (module 13)
 # with gradients instead of a population, and use `torch.func` to take derivatives of a
@@ -78,7 +82,7 @@ import matplotlib.pyplot as plt
 import torch
 from torch.func import grad, hessian, jacrev, vmap
 
-from torchcourse import measure, time_once
+from torchcourse import claim, measure, time_once
 from torchcourse.workloads import ga
 
 torch.set_default_dtype(torch.float64)  # calculus in double precision: errors of 1e-15, not 1e-7
@@ -101,6 +105,24 @@ f = torch.sin(x) * torch.exp(-x / 4)
 by_hand = (torch.cos(x) - torch.sin(x) / 4) * torch.exp(-x / 4)
 print("autograd == hand derivative:", torch.allclose(df, by_hand.detach(), rtol=1e-12, atol=1e-15))
 print("f'(0) =", round(df[0].item(), 12), "(by hand: cos 0 − sin(0)/4 = 1)")
+claim(
+    torch.allclose(df, by_hand.detach(), rtol=1e-12, atol=1e-15),
+    "autograd's derivative equals the hand derivative to 1e-12",
+)
+
+# %% [markdown]
+# No hand derivative at all? Compare with a **central finite difference**,
+# `(f(x + h) − f(x − h)) / 2h`, which needs only `f`. It is not exact: its truncation error
+# grows like `h²` and its rounding error like `ε/h` (ε ≈ 2.2e-16 in float64), so with
+# `h = 1e-6` expect agreement to about 1e-10, not to the last digit:
+
+# %%
+h = 1e-6
+xd = x.detach()
+finite_diff = (torch.sin(xd + h) * torch.exp(-(xd + h) / 4) - torch.sin(xd - h) * torch.exp(-(xd - h) / 4)) / (2 * h)
+gap = (df - finite_diff).abs().max().item()
+print(f"largest |autograd − finite difference| over the grid: {gap:.0e}")
+claim(gap < 1e-8, "autograd's derivative matches a central finite difference to within 1e-8")
 
 # %% [markdown]
 # Why `f.sum()`? `autograd.grad` differentiates a **scalar**. Each `f[i]` depends only on
@@ -140,7 +162,7 @@ print("hand gradient:    ", [(2 * x0 + 4 * y0).item(), (4 * y0 + 4 * x0 - 5 * z0
 #
 # To solve `g(x) = 0`, Newton's method repeats `x ← x − g(x)/g'(x)`. With autograd you
 # write only `g`; the derivative comes for free. First the cube root of 2, the root of
-# `x³ − 2`, from `x = 1`. Each step doubles the number of correct digits:
+# `x³ − 2`, from `x = 1`. Once close, each step doubles the number of correct digits:
 
 
 # %%
@@ -158,8 +180,13 @@ def newton(g, x, steps):
 
 
 cube = newton(lambda x: x**3 - 2, torch.tensor(1.0), steps=6)
-for k, xk in enumerate(cube):
-    print(f"step {k}: x = {xk.item():.16f}   error {abs(xk.item() - 2 ** (1 / 3)):.1e}")
+cube_errors = [abs(xk.item() - 2 ** (1 / 3)) for xk in cube]
+for k, (xk, err) in enumerate(zip(cube, cube_errors)):
+    print(f"step {k}: x = {xk.item():.16f}   error {err:.1e}")
+claim(
+    all(e1 <= 10 * e0**2 for e0, e1 in zip(cube_errors, cube_errors[1:])),
+    "Newton converges quadratically: each error is at most 10 times the square of the one before",
+)
 
 # %% [markdown]
 # The same function solves a whole batch of equations at once, because each element's
@@ -289,10 +316,16 @@ for mu in [10.0, 100.0, 1e3, 1e4, 1e5]:
         f"mu = {mu:8.0f}: (x, y, z) = ({v[0]:.5f}, {v[1]:.5f}, {v[2]:.5f})  f2 = {ga.f2(*v):.5f}"
         f"  largest violation {worst:.1e}"
     )
+violations = [torch.relu(constraints(p)).max().item() for p in path[1:]]
+claim(
+    all(0 < b < a / 5 for a, b in zip(violations, violations[1:])) and all(ga.f2(*p) < 31 for p in path[1:]),
+    "every penalised minimum is infeasible with f2 below 31, and its violation shrinks with each tenfold mu",
+)
 
 # %% [markdown]
 # The answers approach the corner `(1, 3, 0)` and `f2 → 31`, but **from outside**: every
-# penalised minimum violates the constraints a little (shrinking like `1/μ`), so its `f2` is
+# penalised minimum violates the constraints a little (shrinking like `1/μ`: the printed
+# violations fall tenfold with each tenfold `μ`), so its `f2` is
 # slightly *below* 31. Now recompute the GA's answer (module 13's settings: 8,192
 # individuals, 60 generations, seed 0; eager here, so nothing compiles):
 
@@ -409,8 +442,9 @@ for name, t in [("recorded", y_rec), ("no_grad", y_nog), ("inference_mode", y_in
 # A gradient is made of ordinary tensor operations, so `torch.compile` can fuse it like any
 # other code: here one gradient-descent step on the penalised function for a batch of
 # 100,000 starting points. `grad` differentiates the *sum* of the penalties, which is the
-# per-point gradient again because the points are independent. The first call compiles
-# (seconds), later calls reuse the code:
+# per-point gradient again because the points are independent. The first call traces and
+# compiles (module 09: seconds when inductor's cache is empty, less when an earlier run left
+# this graph in it), later calls reuse the code:
 
 
 # %%
@@ -428,13 +462,22 @@ print("compiled == eager:", torch.allclose(out_compiled, out_eager, rtol=1e-12, 
 # NBVAL_IGNORE_OUTPUT
 t_eager = measure(lambda: descent_step(V0, 10.0, 1e-3), repeat=5, budget=0.05)
 t_compiled = measure(lambda: compiled_step(V0, 10.0, 1e-3), repeat=5, budget=0.05)
-print(f"first compiled call: {first_call:.1f} s (compiling)")
-print(f"eager:    {t_eager}\ncompiled: {t_compiled}\nratio (median): {t_eager.median / t_compiled.median:.1f}x")
+print(f"first compiled call: {first_call:.1f} s (tracing and compiling)")
+print(f"eager:    {t_eager}\ncompiled: {t_compiled}\nratio (best of 5 each): {t_eager.min / t_compiled.min:.1f}x")
 
 # %% [markdown]
-# The output above gives the speed-up on your machine; on the course's 2-core test machine
-# the compiled step is several times faster, because the eager step runs dozens of small
-# kernels forwards and backwards over 100,000 points while the compiled one fuses them.
+# The output above gives the speed-up on your machine. The eager step runs dozens of small
+# kernels forwards and backwards over 100,000 points, each writing its intermediate to
+# memory; the compiled one fuses them:
+
+# %%
+claim(
+    t_eager.min > 2 * t_compiled.min,
+    "the compiled gradient step is more than 2x faster than eager (best of 5 runs each)",
+    evidence=f"eager {t_eager}, compiled {t_compiled}",
+)
+
+# %% [markdown]
 # Compiling pays when the step runs many times, as in an optimisation loop.
 
 # %% [markdown]
@@ -484,6 +527,20 @@ with torch.inference_mode():
 # * `torch.func` turns derivatives into functions: `vmap(grad(f))` for batched gradients,
 #   `jacrev`, `hessian`. Use `no_grad`/`inference_mode` for work you do not differentiate,
 #   and compile gradient steps that run many times.
+# * Check a derivative once: against a hand derivative, or against a central finite
+#   difference, which agrees only approximately (about 1e-10 with `h = 1e-6` in float64).
+
+# %% [markdown]
+# ## Further reading
+#
+# * [Autograd mechanics](https://pytorch.org/docs/stable/notes/autograd.html): how autograd
+#   records the graph, saved tensors, in-place operations, and `no_grad` versus
+#   `inference_mode`.
+# * [torch.func Whirlwind Tour](https://docs.pytorch.org/docs/stable/func.whirlwind_tour.html)
+#   and the [torch.func API reference](https://docs.pytorch.org/docs/2.13/func.api.html):
+#   `grad`, `vmap`, `jacrev`, `jacfwd`, `hessian` and how they compose.
+# * [`torch.compile`](https://docs.pytorch.org/docs/stable/generated/torch.compile.html), used
+#   here on a gradient step.
 
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/14_autograd_calculus.ipynb](../exercises/14_autograd_calculus.ipynb) ·

@@ -25,8 +25,6 @@ if "google.colab" in sys.modules:
     import os
     import subprocess
 
-    import torch
-
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
@@ -40,10 +38,16 @@ if "google.colab" in sys.modules:
         subprocess.run(pip, check=True)
     sys.path.insert(0, home)
     print("Colab: the course is in", home)
-    if torch.__version__.split("+")[0] != "2.13.0":
-        print("Colab has torch", torch.__version__, "- the stored outputs were made with 2.13.0.")
 else:
     print("Local run: nothing to install.")
+# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+# saying whether it is supported; an error naming what is missing when it is too old.
+from torchcourse.preflight import check_torch
+
+check_torch()
+
+# %% [markdown] tags=["outputs-stamp"]
+# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
 
 # %% [markdown]
 # # 15 · Distributed tensors
@@ -63,7 +67,9 @@ else:
 # 3. shard a matrix by rows or columns with `distribute_tensor`, `Shard` and `Replicate`
 #    on a `DeviceMesh`, and predict each rank's local shape;
 # 4. run a distributed matmul and reduction, say which collective each needs, and check the result;
-# 5. explain what changes when the same script runs on several machines with GPUs.
+# 5. wrap pieces each rank already holds with `DTensor.from_local` and move between placements
+#    with `redistribute`, naming the collective each move costs;
+# 6. explain what changes when the same script runs on several machines with GPUs.
 #
 # **Prerequisites.** Tensors, shapes and `torch.chunk` (modules 01-03), matrix products.
 #
@@ -92,6 +98,11 @@ else:
 # many compute threads as the machine has cores: 4 ranks × 2 threads on a 2-core machine
 # fight for the cores and run slower than one process. One thread per rank matches ranks
 # to cores (torchrun itself sets 1 and prints a warning when you do not choose).
+#
+# One more thing the helper does for you: some torch versions make gloo print
+# `[Gloo] Rank 0 is connected to 1 peer ranks ...` into each rank's output when the group
+# forms. That line is connection bookkeeping, not your script's output, so `run_script`
+# leaves it out of `stdout` (it stays in `result.raw_stdout`).
 
 # %% [markdown]
 # ## Collectives
@@ -151,9 +162,9 @@ collectives.print_ranks()
 
 # %% [markdown]
 # Read it rank by rank: both ranks hold the same `all_reduce` sum and the same `all_gather`
-# list, while `reduce_scatter` left each rank a *different* piece of the sum. The launch
-# time is machine-dependent, so it sits in an unchecked cell; almost all of it is start-up,
-# not the four collectives.
+# list, while `reduce_scatter` left each rank a *different* piece of the sum. How long the
+# launch took depends on your machine; almost all of it is start-up (each rank imports
+# torch and joins the rendezvous), not the four collectives.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -169,6 +180,8 @@ import re
 
 import matplotlib.pyplot as plt
 import torch
+
+from torchcourse import claim
 
 
 def parse(text):
@@ -249,6 +262,16 @@ print(
 print(
     "broadcast      == rank 0's data:          ", all(torch.equal(torch.tensor(d["broadcast"]), mine[0]) for d in ranks)
 )
+simulated = {
+    "all_reduce": [torch.stack(mine).sum(0)] * len(ranks),
+    "all_gather": [torch.cat(mine)] * len(ranks),
+    "reduce_scatter": list(torch.stack(rs_in).sum(0).chunk(len(ranks))),
+    "broadcast": [mine[0]] * len(ranks),
+}
+claim(
+    all(torch.equal(torch.tensor(d[op]), simulated[op][r]) for op in simulated for r, d in enumerate(ranks)),
+    "every rank's result of all four collectives equals the one-process simulation",
+)
 
 # %% [markdown]
 # ## DTensor: one tensor, its pieces on several ranks
@@ -264,11 +287,12 @@ print(
 # | `Replicate()` | the whole tensor |
 # | `Partial()` | a full-size tensor whose *sum over ranks* is the value (a pending all-reduce) |
 #
-# `distribute_tensor(t, mesh, [Shard(0)])` cuts `t` up (it takes the data from rank 0 and
-# scatters it). `dt.to_local()` is this rank's piece, an ordinary tensor;
-# `dt.full_tensor()` gathers the whole value on every rank. Operations on DTensors run on
-# the local pieces and insert collectives only where needed. `CommDebugMode` counts which
-# collectives an operation ran, so you can see that for yourself.
+# `distribute_tensor(t, mesh, [Shard(0)])` cuts `t` up: it takes rank 0's copy of `t` and
+# scatters the pieces (for `[Replicate()]` it broadcasts rank 0's copy). `dt.to_local()` is
+# this rank's piece, an ordinary tensor; `dt.full_tensor()` gathers the whole value on every
+# rank. Operations on DTensors run on the local pieces and insert collectives only where
+# needed. `CommDebugMode` counts which collectives an operation ran, so you can see that for
+# yourself.
 #
 # The script builds `W` (9×5) and `x` (5×3) from the same seed on every rank, so each rank
 # can also compute the one-process answer and compare.
@@ -346,6 +370,32 @@ dtensor2.print_ranks()
 # * **Reductions**: `sum()` over everything is `Partial` too (each rank summed its rows),
 #   while `sum(dim=1)` sums within rows and stays `Shard(0)`; neither communicated yet.
 # * Every `allclose: True` compares with `W @ x` or `W.sum()` computed in one process.
+#
+# The cell below reads those lines back from both ranks and checks the collective counts
+# this list describes:
+
+
+# %%
+def lines_starting(result, prefix):
+    """For each rank, in rank order: its output lines that start with `prefix` (indentation ignored)."""
+    return [
+        [ln.strip() for ln in result.stdout[r].splitlines() if ln.strip().startswith(prefix)]
+        for r in sorted(result.stdout)
+    ]
+
+
+matmuls = lines_starting(dtensor2, "rows @ replicated") + lines_starting(dtensor2, "cols @ rows")
+gathers = [[ln.split(" allclose")[0] for ln in rank] for rank in lines_starting(dtensor2, "full_tensor")]
+out2 = "".join(dtensor2.stdout.values())
+claim(all(ln.endswith("comms {}") for rank in matmuls for ln in rank), "both matmuls ran no collective on any rank")
+claim(
+    gathers == [["full_tensor: {'all_gather_into_tensor': 1}", "full_tensor: {'all_reduce': 1}"]] * len(gathers),
+    "full_tensor() cost one all-gather for the Shard(0) product and one all-reduce for the Partial one",
+)
+claim(
+    out2.count("allclose: True") == 3 * len(dtensor2.stdout) and "False" not in out2,
+    "every DTensor result matches the one-process answer on every rank",
+)
 
 # %% [markdown]
 # ## The same script on 4 processes
@@ -360,12 +410,34 @@ dtensor4 = run_script(DTENSOR, nproc=4)
 dtensor4.print_ranks()
 
 # %%
+rows4 = [
+    ast.literal_eval(dtensor4.stdout[r].split("local by rows ")[1].split(" |")[0])[0] for r in sorted(dtensor4.stdout)
+]
+chunks = [len(c) for c in torch.zeros(9).chunk(4)]
+print("rows held by ranks 0-3:", rows4, "| torch.zeros(9).chunk(4) gives", len(chunks), "chunks:", chunks)
+claim(
+    rows4 == chunks + [0] * (4 - len(chunks)),
+    "each rank holds the rows torch.chunk gives it; rank 3, left without a chunk, holds none",
+)
+out4 = "".join(dtensor4.stdout.values())
+claim(
+    out4.count("allclose: True") == 3 * 4 and "False" not in out4, "every DTensor result still matches on 4 processes"
+)
+
+# %%
 # NBVAL_IGNORE_OUTPUT
+import os
+
 print(f"2 processes: {dtensor2.seconds:.1f} s, 4 processes: {dtensor4.seconds:.1f} s (start-up included)")
+slower = dtensor4.seconds > dtensor2.seconds
+print(
+    f"on this {os.cpu_count()}-core machine the 4-process launch was {'slower' if slower else 'not slower'} than the 2-process one"
+)
 
 # %% [markdown]
-# On this tiny 9×5 matrix, more ranks only cost more: start-up and messages dominate, and
-# 4 ranks share 2 cores on the course's test machine. Sharding pays when the tensor is too
+# On this tiny 9×5 matrix more ranks buy nothing: start-up and messages dominate the time,
+# and on a machine with fewer cores than ranks the processes also take turns on the cores.
+# Sharding pays when the tensor is too
 # big for one process's memory or the work per rank is large next to the bytes exchanged.
 # A ring all-reduce sends about 2(p-1)/p times the tensor's size per rank (exercise 15.6),
 # so its cost barely grows with the number of ranks p.
@@ -374,6 +446,119 @@ print(f"2 processes: {dtensor2.seconds:.1f} s, 4 processes: {dtensor4.seconds:.1
 # has 900 GB/s of NVLink bandwidth to the other GPUs of its machine (both directions
 # together), while an NDR InfiniBand port between machines carries 400 Gb/s, that is 50 GB/s.
 # A distributed design counts bytes moved as carefully as FLOPs.
+
+# %% [markdown]
+# ## Pieces you already have, and moving between placements
+#
+# `distribute_tensor` starts from a whole tensor on rank 0. In real jobs each rank often
+# *already* holds its piece: it loaded its own part of a file, or computed it. Two APIs cover
+# that, and every change of layout after it:
+#
+# * `DTensor.from_local(local, mesh, [Shard(0)])` declares that this rank's `local` tensor is
+#   its block of rows of a bigger tensor. Nothing is sent; the global shape is inferred by
+#   assuming every rank holds a block of the same size (pass `shape=` and `stride=` when the
+#   blocks differ).
+# * `dt.redistribute(mesh, [new placement])` changes the layout and runs the collective that
+#   the change needs. Each move is one of the collectives you met above.
+#
+# In the script each rank makes its own 2×3 block, `rank r`'s numbers starting at `10·r`,
+# wraps it, gathers it to every rank and cuts it back; then a `Partial` tensor, whose value is
+# the sum of every rank's local tensor, is turned into a replicated and a sharded one.
+
+# %%
+REDISTRIBUTE = r"""
+import os
+import sys
+
+import torch
+import torch.distributed as dist
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.tensor import DTensor, Partial, Replicate, Shard
+from torch.distributed.tensor.debug import CommDebugMode
+
+dist.init_process_group("gloo")
+rank, world = dist.get_rank(), dist.get_world_size()
+mesh = init_device_mesh("cpu", (world,))
+
+
+def comms(mode):
+    return {str(op).split(".")[-1]: n for op, n in mode.get_comm_counts().items()}
+
+
+mine = torch.arange(6.0).reshape(2, 3) + 10 * rank       # this rank's own 2 rows
+with CommDebugMode() as mode:
+    rows = DTensor.from_local(mine, mesh, [Shard(0)])    # no data moves
+print("from_local:              global", tuple(rows.shape), "local", tuple(rows.to_local().shape), "comms", comms(mode))
+
+with CommDebugMode() as mode:
+    everywhere = rows.redistribute(mesh, [Replicate()])  # every rank receives the others' rows
+print("Shard(0) -> Replicate(): local", tuple(everywhere.to_local().shape), "comms", comms(mode))
+print("  first column on this rank:", everywhere.to_local()[:, 0].tolist())
+
+with CommDebugMode() as mode:
+    back = everywhere.redistribute(mesh, [Shard(0)])     # each rank keeps its slice
+print("Replicate() -> Shard(0): local", tuple(back.to_local().shape), "comms", comms(mode),
+      "| same rows as before:", torch.equal(back.to_local(), mine))
+
+pending = DTensor.from_local(torch.full((2 * world,), rank + 1.0), mesh, [Partial()])   # value: the sum over ranks
+with CommDebugMode() as mode:
+    summed = pending.redistribute(mesh, [Replicate()])
+print("Partial -> Replicate():  comms", comms(mode), "local", summed.to_local().tolist())
+with CommDebugMode() as mode:
+    piece = pending.redistribute(mesh, [Shard(0)])
+print("Partial -> Shard(0):     comms", comms(mode), "local", piece.to_local().tolist())
+
+dist.barrier()
+dist.destroy_process_group()
+sys.stdout.flush()
+os._exit(0)
+"""
+
+moves = run_script(REDISTRIBUTE, nproc=2)
+moves.print_ranks()
+
+# %% [markdown]
+# What moved:
+#
+# * `from_local` ran no collective: it only attached a mesh and a placement to a tensor the
+#   rank already had. The global shape, (4, 3), is 2 rows times 2 ranks.
+# * **Shard → Replicate** is an all-gather: every rank receives the rows it lacks, here the
+#   other rank's 6 numbers (with `p` ranks, `(p − 1)/p` of the tensor arrives at each rank).
+# * **Replicate → Shard** moves nothing: every rank already has every row and keeps its own
+#   slice, which is why it gets back exactly the block it started with.
+# * **Partial → Replicate** is an all-reduce (every rank gets the sum, 1 + 2 = 3), and
+#   **Partial → Shard** a reduce-scatter (every rank gets its piece of the sum).
+#
+# Redistributing is how you choose *when* to pay for communication: keep tensors sharded
+# while each rank can work on its own piece, and gather or reduce only where a result needs
+# the whole.
+
+# %%
+expected = {
+    "from_local": {},
+    "Shard(0) -> Replicate()": {"all_gather_into_tensor": 1},
+    "Replicate() -> Shard(0)": {},
+    "Partial -> Replicate()": {"all_reduce": 1},
+    "Partial -> Shard(0)": {"reduce_scatter_tensor": 1},
+}
+seen = {
+    move: [
+        ast.literal_eval(re.search(r"comms (\{.*?\})", ln).group(1))
+        for rank in lines_starting(moves, move)
+        for ln in rank
+    ]
+    for move in expected
+}
+for move, per_rank in seen.items():
+    print(f"{move:24s} collectives on ranks 0, 1: {per_rank}")
+claim(
+    all(per_rank == [expected[move]] * 2 for move, per_rank in seen.items()),
+    "from_local and Replicate -> Shard moved nothing; the other three moves each ran one collective on every rank",
+)
+claim(
+    all("same rows as before: True" in moves.stdout[r] for r in range(2)),
+    "Replicate -> Shard gave every rank back exactly its own rows",
+)
 
 # %% [markdown]
 # ## Across machines, on GPUs
@@ -452,13 +637,12 @@ run_script(FAILING, nproc=2, timeout=60)
 # * **Tearing down while a peer still communicates**: a rank that reaches
 #   `destroy_process_group()` and exits while another rank's collective is still in flight can
 #   die at exit with `terminate called without an active exception` (exit code -6, SIGABRT),
-#   after printing correct results. While writing this lesson, the DTensor script did so
-#   about one launch in five. `dist.barrier()` before `destroy_process_group()` made it rarer,
-#   but on a busy machine it still happened now and then: the abort comes from gloo's C++
-#   objects being destroyed while the Python interpreter shuts down, after all the work is
-#   done. So both scripts above end with `sys.stdout.flush()` and `os._exit(0)`: the results
-#   are printed, the process group is destroyed, and the process exits without running that
-#   teardown. Since then no launch of the course (notebook builds and tests) has aborted.
+#   *after* printing correct results: gloo's C++ objects are destroyed while the Python
+#   interpreter shuts down. `dist.barrier()` before `destroy_process_group()` makes it rarer
+#   but, on a busy machine, not impossible. That is why every script in this notebook ends
+#   with `dist.barrier()`, `destroy_process_group()`, `sys.stdout.flush()` and `os._exit(0)`:
+#   the results are printed, the group is destroyed, and the process exits without running
+#   the interpreter's teardown.
 # * **Oversubscribed cores**: N ranks each with all cores' worth of threads; set
 #   `OMP_NUM_THREADS` (cores / ranks).
 
@@ -473,10 +657,26 @@ run_script(FAILING, nproc=2, timeout=60)
 # * A `DTensor` is a tensor with placements on a `DeviceMesh`: `Shard(d)` splits like
 #   `torch.chunk` (uneven, possibly empty pieces), `Replicate()` copies, `Partial()` is a
 #   pending sum; operations insert collectives only when the placements require them.
+# * `DTensor.from_local` wraps pieces the ranks already hold, moving nothing;
+#   `redistribute` changes placements and costs one collective: Shard → Replicate an
+#   all-gather, Partial → Replicate an all-reduce, Partial → Shard a reduce-scatter,
+#   Replicate → Shard nothing.
 # * Check every distributed result against the one-process answer (`allclose: True`),
 #   printed in rank order.
 # * The same script runs across machines: change the launch command, the back end and the
 #   mesh's device, not the maths.
+
+# %% [markdown]
+# ## Further reading
+#
+# * [`torch.distributed.tensor` (DTensor)](https://docs.pytorch.org/docs/stable/distributed.tensor.html):
+#   `DeviceMesh`, the placements, `distribute_tensor`, `DTensor.from_local`, `redistribute`,
+#   `full_tensor`, and `CommDebugMode`.
+# * [Distributed communication package, `torch.distributed`](https://pytorch.org/docs/stable/distributed.html):
+#   back ends (gloo, NCCL, MPI), `init_process_group` and every collective.
+# * [torchrun (Elastic Launch)](https://docs.pytorch.org/docs/stable/elastic/run.html): the
+#   launcher's options, single-machine (`--standalone`) and multi-machine rendezvous, and the
+#   environment variables it sets.
 
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/15_distributed_tensors.ipynb](../exercises/15_distributed_tensors.ipynb) ·

@@ -213,7 +213,7 @@ def copy_course(dest: Path) -> None:
         listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
         names = [n for n in listed.decode().split("\0") if n]
     else:  # an unpacked archive: everything but what is built or installed
-        skip = {".venv", "build", "site", "results", ".pytest_cache", "__pycache__"}
+        skip = {".venv", ".drift", "build", "site", "results", ".pytest_cache", "__pycache__"}
         names = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if p.is_file() and not skip & set(p.parts)]
     for name in names:
         if (ROOT / name).is_file():

@@ -15,6 +15,10 @@ module exists rather than a bare ``subprocess.run``:
 * **Clear errors.** A failing rank becomes one :class:`LaunchError` naming the rank
   and its exception line, not a screen of launcher logs; a hanging rank is stopped
   after ``timeout`` seconds with an error that says so, instead of a hung kernel.
+* **Only what the script printed.** Some torch versions (2.10, for one) make gloo print
+  ``[Gloo] Rank 0 is connected to 1 peer ranks ...`` into every rank's stdout when a
+  group forms; those connection lines are dropped from ``stdout`` (they stay in
+  ``raw_stdout``), so a lesson's output is the same on every torch.
 * **No process left behind.** torchrun puts every worker in its own session, so
   killing torchrun's process group does not reach them. Every launched process
   therefore carries a unique tag in its environment; after the launch, whatever its
@@ -46,6 +50,9 @@ _PEER_LOSS = re.compile(
     r"|Broken pipe|SIGTERM|Signal 15",
     re.IGNORECASE,
 )
+# Connection chatter gloo writes to a rank's stdout on some torch versions (2.10: "[Gloo] Rank 0 is
+# connected to 1 peer ranks. Expected number of connected peer ranks is : 1"): not the script's output.
+_GLOO_CHATTER = re.compile(r"^\[Gloo\] Rank \d+ is connected to \d+ peer ranks\b.*$")
 # The last line of a Python traceback: "ValueError: ...", "torch.distributed.DistBackendError: ...".
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b")
 # Seconds between the polite SIGTERM and the SIGKILL when stopping a launch.
@@ -62,6 +69,7 @@ class LaunchResult:
     launcher: str = ""  # torchrun's own output (rendezvous logs, failure summary)
     seconds: float = 0.0  # wall time of the whole launch, start-up included
     timed_out: bool = False
+    raw_stdout: dict[int, str] = field(default_factory=dict)  # rank -> stdout before dropping gloo chatter
 
     @property
     def ok(self) -> bool:
@@ -152,6 +160,11 @@ def _stop(launcher: subprocess.Popen, tag: str) -> None:
     except subprocess.TimeoutExpired:
         pass
     psutil.wait_procs(_tagged(tag), timeout=GRACE_S)
+
+
+def without_gloo_chatter(text: str) -> str:
+    """``text`` without gloo's connection lines (see ``_GLOO_CHATTER``); every other line kept as is."""
+    return "".join(ln for ln in text.splitlines(keepends=True) if not _GLOO_CHATTER.match(ln.rstrip("\r\n")))
 
 
 def _read_rank_logs(log_dir: Path) -> tuple[dict[int, str], dict[int, str]]:
@@ -261,9 +274,16 @@ def _run(
         finally:
             if _tagged(tag):  # a worker outliving torchrun: never leave it running
                 _stop(launcher, tag)
-        stdout, stderr = _read_rank_logs(log_dir)
+        raw_stdout, stderr = _read_rank_logs(log_dir)
+    stdout = {rank: without_gloo_chatter(text) for rank, text in raw_stdout.items()}
     result = LaunchResult(
-        launcher.returncode, stdout, stderr, launcher_out or "", time.perf_counter() - start, timed_out
+        launcher.returncode,
+        stdout,
+        stderr,
+        launcher_out or "",
+        time.perf_counter() - start,
+        timed_out,
+        raw_stdout,
     )
     if check and not result.ok:
         raise LaunchError(describe_failure(result, nproc, timeout), result)

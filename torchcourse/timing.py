@@ -2,12 +2,21 @@
 
 One helper for every lesson and the benchmark, so each number in the course is
 measured the same way. ``measure`` returns a :class:`Timing`; its ``str`` is a short
-human line (``min 1.23 ms, median 1.30 ms over 20 runs``).
+human line (``min 1.23 ms, median 1.30 ms over 20 runs``). ``copy_bandwidth`` is the
+memory limit to set beside achieved GB/s. Thread counts are part of a timing:
+``numpy_blas_threads`` reads the count NumPy's BLAS really uses, and ``in_fresh_process``
+runs a function where every thread pool was sized before any library loaded.
 """
 
 from __future__ import annotations
 
+import ctypes
+import os
+import pickle
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -92,9 +101,102 @@ def time_once(fn: Callable[[], Any], device: torch.device | str | None = "cpu") 
 def copy_bandwidth(nbytes: int = 256 * 2**20, device: torch.device | str = "cpu", repeat: int = 5) -> float:
     """Measured copy bandwidth in GB/s (bytes read + bytes written, 1 GB = 1e9 B).
 
-    The practical memory limit to set beside any memory-bound kernel's achieved GB/s.
+    The practical memory limit to set beside any memory-bound kernel's achieved GB/s. It
+    times ``dst.copy_(src)`` into a buffer allocated and written once beforehand: a
+    ``clone()`` would also time the allocation and, on the CPU, the operating system's
+    first-touch page faults, and report a fraction of the real bandwidth.
     """
     src = torch.ones(nbytes // 4, dtype=torch.float32, device=device)
-    dst = torch.empty_like(src)
+    dst = torch.zeros_like(src)  # allocated and touched now, not inside the timed copies
     t = measure(lambda: dst.copy_(src), repeat=repeat, number=1, warmup=2, device=device)
     return 2 * src.numel() * 4 / t.min / 1e9
+
+
+# Environment variables that size the thread pools of torch (OpenMP, MKL) and of NumPy's
+# BLAS (OpenBLAS on pip's NumPy for Linux and Windows, Apple's Accelerate on macOS).
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+
+
+def numpy_blas_threads() -> int | None:
+    """Threads NumPy's BLAS will use in this process, read from the library itself.
+
+    OpenBLAS and MKL read their thread count when they are loaded, so setting
+    ``OPENBLAS_NUM_THREADS`` after ``import numpy`` (or ``import torch``, which imports
+    NumPy) changes nothing: this asks the loaded library what is really in effect. Linux
+    only (it finds the library in ``/proc/self/maps``); None where it cannot tell.
+    """
+    import numpy  # noqa: F401  (make sure NumPy, and so its BLAS, is loaded)
+
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps if "blas" in line.lower() or "mkl_rt" in line}
+    except OSError:
+        return None
+    getters = (
+        "scipy_openblas_get_num_threads64_",
+        "scipy_openblas_get_num_threads",
+        "openblas_get_num_threads64_",
+        "openblas_get_num_threads",
+        "MKL_Get_Max_Threads",
+    )
+    for path in sorted(paths):
+        if not path.startswith("/") or not any(key in path.lower() for key in ("numpy", "openblas", "mkl")):
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in getters:
+            getter = getattr(lib, name, None)
+            if getter is not None:
+                getter.restype = ctypes.c_int
+                return int(getter())
+    return None
+
+
+@dataclass
+class FreshRun:
+    """What :func:`in_fresh_process` brings back: the value and the threads really used."""
+
+    value: Any
+    torch_threads: int
+    numpy_blas_threads: int | None
+
+
+_CHILD = """
+import importlib, pickle, sys
+import torch
+from torchcourse.timing import FreshRun, numpy_blas_threads
+with open(sys.argv[1], "rb") as f:
+    module, qualname, threads, args, kwargs = pickle.load(f)
+torch.set_num_threads(threads)
+fn = importlib.import_module(module)
+for part in qualname.split("."):
+    fn = getattr(fn, part)
+run = FreshRun(fn(*args, **kwargs), torch.get_num_threads(), numpy_blas_threads())
+with open(sys.argv[1], "wb") as f:
+    pickle.dump(run, f)
+"""
+
+
+def in_fresh_process(fn: Callable[..., Any], *args: Any, threads: int = 1, **kwargs: Any) -> FreshRun:
+    """Call ``fn(*args, **kwargs)`` in a new Python process whose thread pools hold ``threads``.
+
+    Thread-count variables are read once, when a library loads. In a running notebook NumPy
+    is already loaded, so the only sure way to time NumPy on one thread is a process that
+    starts with the variables set. ``fn`` must be importable (a module-level function) and
+    its arguments and result picklable. Returns a :class:`FreshRun` that also says how many
+    threads torch and NumPy's BLAS actually used there.
+    """
+    env = dict(os.environ)
+    env.update({name: str(threads) for name in THREAD_VARIABLES})
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)  # import torchcourse as here
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "call.pickle")
+        with open(path, "wb") as f:
+            pickle.dump((fn.__module__, fn.__qualname__, threads, args, kwargs), f)
+        proc = subprocess.run([sys.executable, "-c", _CHILD, path], env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{fn.__qualname__} failed in a fresh process:\n{proc.stderr[-2000:]}")
+        with open(path, "rb") as f:
+            return pickle.load(f)
