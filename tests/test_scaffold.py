@@ -1,5 +1,5 @@
 """CONTRIBUTING.md's "Adding a module, end to end", followed step by step in a temporary copy of
-the course: register a throwaway module 16, write its solutions, checks and lesson, build it with
+the course: register a throwaway module 17, write its solutions, checks and lesson, build it with
 the Makefile's own target, then run the course's consistency, check, lint and nbval tests on the
 result. If CONTRIBUTING leaves a step out, or a step stops working, this test fails.
 
@@ -20,13 +20,13 @@ import pytest
 
 from torchcourse.course import ROOT
 
-SLUG = "16_scaffold_check"
+SLUG = "17_scaffold_check"
 
 SOLUTIONS = """
 # %% [markdown]
-# # 16 · Scaffold check: exercises
+# # 17 · Scaffold check: exercises
 #
-# Exercises for the lesson [16 · Scaffold check](../notebooks/16_scaffold_check.ipynb).
+# Exercises for the lesson [17 · Scaffold check](../notebooks/17_scaffold_check.ipynb).
 
 # %%
 import torch
@@ -34,7 +34,7 @@ import torch
 from torchcourse import check, hint
 
 # %% [markdown]
-# ### 16.1 · Row sums (warm-up)
+# ### 17.1 · Row sums (warm-up)
 #
 # Write `row_sums(t)` that returns the sum of each row of the 2-D tensor `t`.
 
@@ -46,10 +46,10 @@ def row_sums(t):
     ### END SOLUTION
 
 
-check("16.1", row_sums)
+check("17.1", row_sums)
 
 # %% [markdown]
-# ### 16.2 · Column maxima
+# ### 17.2 · Column maxima
 #
 # Write `column_max(t)` that returns the largest value of each column.
 
@@ -61,10 +61,10 @@ def column_max(t):
     ### END SOLUTION
 
 
-check("16.2", column_max)
+check("17.2", column_max)
 
 # %% [markdown]
-# ### 16.3 · Centre the columns
+# ### 17.3 · Centre the columns
 #
 # Write `centre(t)` that subtracts each column's mean from that column.
 
@@ -76,10 +76,10 @@ def centre(t):
     ### END SOLUTION
 
 
-check("16.3", centre)
+check("17.3", centre)
 
 # %% [markdown]
-# ### 16.4 · Unit rows
+# ### 17.4 · Unit rows
 #
 # Write `unit_rows(t)` that divides each row by its Euclidean norm.
 
@@ -91,10 +91,10 @@ def unit_rows(t):
     ### END SOLUTION
 
 
-check("16.4", unit_rows)
+check("17.4", unit_rows)
 
 # %% [markdown]
-# ### 16.5 · Count the positives
+# ### 17.5 · Count the positives
 #
 # Write `count_positive(t)` that returns how many entries are above zero, as a Python int.
 
@@ -106,10 +106,10 @@ def count_positive(t):
     ### END SOLUTION
 
 
-check("16.5", count_positive)
+check("17.5", count_positive)
 
 # %% [markdown]
-# ### 16.6 · Clip to [-1, 1] (stretch)
+# ### 17.6 · Clip to [-1, 1] (stretch)
 #
 # Write `clip_unit(t)` that limits every entry to the interval [-1, 1].
 
@@ -121,10 +121,10 @@ def clip_unit(t):
     ### END SOLUTION
 
 
-check("16.6", clip_unit)
+check("17.6", clip_unit)
 """
 
-CHECKS = '''"""Module 16 "Scaffold check": a throwaway module written by tests/test_scaffold.py."""
+CHECKS = '''"""Module 17 "Scaffold check": a throwaway module written by tests/test_scaffold.py."""
 
 from __future__ import annotations
 
@@ -139,7 +139,7 @@ def _cases():
 
 
 def _ex(number, title, reference, hints, wrong):
-    return Exercise(f"16.{number}", title, reference, cases=_cases, hints=hints, wrong=wrong)
+    return Exercise(f"17.{number}", title, reference, cases=_cases, hints=hints, wrong=wrong)
 
 
 EXERCISES = [
@@ -161,7 +161,7 @@ EXERCISES = [
 
 LESSON = """
 # %% [markdown]
-# # 16 · Scaffold check
+# # 17 · Scaffold check
 #
 # A throwaway module that proves CONTRIBUTING.md's steps work.
 #
@@ -236,7 +236,7 @@ def test_a_module_added_by_following_contributing_passes_the_tests(tmp_path: Pat
     text = course_py.read_text()
     registered = text.replace(
         "\n]\n\n\ndef by_number",
-        '\n    Module("16", "scaffold_check", "Scaffold check", "a throwaway module from tests/test_scaffold.py"),\n]'
+        '\n    Module("17", "scaffold_check", "Scaffold check", "a throwaway module from tests/test_scaffold.py"),\n]'
         "\n\n\ndef by_number",
         1,
     )
@@ -247,7 +247,7 @@ def test_a_module_added_by_following_contributing_passes_the_tests(tmp_path: Pat
     header = re.match(r"# ---\n.*?\n# ---\n", (ROOT / "solutions" / "00_start_here.py").read_text(), re.DOTALL)
     assert header, "solutions/00_start_here.py must start with a jupytext header"
     (course / "solutions" / f"{SLUG}.py").write_text(header.group(0) + SOLUTIONS)
-    (course / "torchcourse" / "exercises" / "m16.py").write_text(CHECKS)
+    (course / "torchcourse" / "exercises" / "m17.py").write_text(CHECKS)
 
     # 4. The lesson.
     (course / "notebooks" / f"{SLUG}.py").write_text(header.group(0) + LESSON)
@@ -257,11 +257,11 @@ def test_a_module_added_by_following_contributing_passes_the_tests(tmp_path: Pat
     built = sh(["make", "-o", ".venv/.installed", "notebooks"], course, env)
     executed = re.findall(r"^executed (\S+)", built, re.MULTILINE)
     assert sorted(executed) == sorted(f"{d}/{SLUG}.py" for d in ("notebooks", "solutions", "exercises")), built
-    assert "markdown refreshed in notebooks/15_distributed_tensors.ipynb" in built, built
+    assert "markdown refreshed in notebooks/16_indexing.ipynb" in built, built
     sh(["make", "-o", ".venv/.installed", "notebooks", "BUILD_ARGS=notebooks/00_start_here.py"], course, env)
     sh([py, "-m", "torchcourse.course", "--write-readme"], course, env)
     sh([py, "-m", "torchcourse.guide"], course, env)
-    assert "| 16 | Scaffold check |" in (course / "README.md").read_text()
+    assert "| 17 | Scaffold check |" in (course / "README.md").read_text()
 
     # 6. What make test requires: lint, consistency, the checks, and nbval on the new notebooks,
     # on module 00 (rebuilt) and on a notebook whose navigation was refreshed without execution.
@@ -282,8 +282,5 @@ def test_a_module_added_by_following_contributing_passes_the_tests(tmp_path: Pat
     )
     assert re.search(r"\d+ passed", out) and "failed" not in out, out[-2000:]
     exercises_nb = (course / "exercises" / f"{SLUG}.ipynb").read_text()
-    assert exercises_nb.count("not attempted yet") == 6 and "Module 16 of 00–16" in exercises_nb
-    assert (
-        f"next: [16 · Scaffold check]({SLUG}.ipynb)"
-        in (course / "notebooks" / "15_distributed_tensors.ipynb").read_text()
-    )
+    assert exercises_nb.count("not attempted yet") == 6 and "Module 17 of 00–17" in exercises_nb
+    assert f"next: [17 · Scaffold check]({SLUG}.ipynb)" in (course / "notebooks" / "16_indexing.ipynb").read_text()

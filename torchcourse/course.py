@@ -140,11 +140,18 @@ MODULES = [
         "Distributed tensors",
         "torch.distributed with gloo, torchrun, DeviceMesh and DTensor, collectives",
     ),
+    Module(
+        "16",
+        "indexing",
+        "Advanced indexing: masks, gather and scatter",
+        "boolean masks, integer-array indexing, where, nonzero, gather, index_select, scatter and index_add_, "
+        "views vs copies",
+    ),
 ]
 
 
 def by_number(number: str) -> Module:
-    """The module numbered ``number`` ("00" .. "15")."""
+    """The module numbered ``number`` ("00" .. "16")."""
     for m in MODULES:
         if m.number == number:
             return m
