@@ -8,41 +8,27 @@ import torch
 from ..checks import Exercise
 from ..rules import NoGradHistory
 from ._inputs import randint, randn
+from ._solutions import solution
+
+last_column = solution("02", "last_column")
 
 
-def last_column(t):
-    return t[:, -1]
+independent_copy = solution("02", "independent_copy")
 
 
-def independent_copy(t):
-    return t.detach().clone()
+zero_negatives_ = solution("02", "zero_negatives_")
 
 
-def zero_negatives_(t):
-    t.clamp_(min=0)
-    return t
+wrap_array = solution("02", "wrap_array")
 
 
-def wrap_array(a):
-    return torch.from_numpy(a)
+scale_rows_ = solution("02", "scale_rows_")
 
 
-def scale_rows_(m, factors):
-    m.mul_(factors.unsqueeze(1))
-    return m
+set_border_ = solution("02", "set_border_")
 
 
-def set_border_(img, value):
-    img[0] = value
-    img[-1] = value
-    img[:, 0] = value
-    img[:, -1] = value
-    return img
-
-
-def shares_with_first(tensors):
-    first = tensors[0].untyped_storage().data_ptr()
-    return [t.untyped_storage().data_ptr() == first for t in tensors[1:]]
+shares_with_first = solution("02", "shares_with_first")
 
 
 def _returns_its_input(args: tuple, got) -> str | None:

@@ -10,46 +10,33 @@ import torch
 from ..checks import Exercise
 from ..rules import below_bytes_per_element
 from ._inputs import generator, randint, randn
+from ._solutions import solution
 
 SIGNED = (torch.int8, torch.int16, torch.int32, torch.int64)
 
 
-def to_float32_tensor(a):
-    return torch.from_numpy(a).float()
+to_float32_tensor = solution("04", "to_float32_tensor")
 
 
-def nbytes(t):
-    return t.numel() * t.element_size()
+nbytes = solution("04", "nbytes")
 
 
-def mean_counts(t):
-    return t.double().mean()
+mean_counts = solution("04", "mean_counts")
 
 
-def smallest_int_dtype(lo, hi):
-    for dtype in (torch.int8, torch.int16, torch.int32, torch.int64):
-        info = torch.iinfo(dtype)
-        if info.min <= lo and hi <= info.max:
-            return dtype
-    raise ValueError(f"[{lo}, {hi}] does not fit in int64")
+smallest_int_dtype = solution("04", "smallest_int_dtype")
 
 
-def brighten(img, amount):
-    return (img.int() + amount).clamp(0, 255).to(torch.uint8)
+brighten = solution("04", "brighten")
 
 
-def gene_totals(genes):
-    return genes.sum(dim=1, dtype=torch.int16)
+gene_totals = solution("04", "gene_totals")
 
 
-def variance(t):
-    return ((t - t.mean()) ** 2).mean()
+variance = solution("04", "variance")
 
 
-def quadratic_roots(b, c):
-    disc = torch.sqrt(b * b - 4 * c)
-    q = -(b + torch.sign(b) * disc) / 2
-    return torch.stack([c / q, q], dim=1)
+quadratic_roots = solution("04", "quadratic_roots")
 
 
 # ---- inputs ---------------------------------------------------------------------------

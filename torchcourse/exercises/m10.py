@@ -14,6 +14,7 @@ import types
 import torch
 
 from ..checks import Exercise
+from ._solutions import solution
 
 _LIMIT_AT_IMPORT = torch._dynamo.config.recompile_limit
 
@@ -47,16 +48,7 @@ REASONS = {
 }
 
 
-def guard_kind(reason):
-    if "dtype mismatch" in reason:
-        return "dtype"
-    if "dispatch key set mismatch" in reason:
-        return "device"
-    if "size mismatch" in reason or "stride mismatch" in reason:
-        return "shape"
-    if "requires_grad mismatch" in reason:
-        return "requires_grad"
-    return "value"
+guard_kind = solution("10", "guard_kind")
 
 
 def _guard_kind_no_device(reason):
@@ -68,14 +60,7 @@ def _guard_kind_size_only(reason):
 
 
 # --- 10.2 ------------------------------------------------------------------------------
-def count_compiles(fn, calls):
-    from torch._dynamo.testing import CompileCounter
-
-    counter = CompileCounter()
-    compiled = torch.compile(fn, backend=counter)
-    for args in calls:
-        compiled(*args)
-    return counter.frame_count
+count_compiles = solution("10", "count_compiles")
 
 
 def _count_compiles_reference(fn, calls):
@@ -124,21 +109,7 @@ def _count_uncalled(fn, calls):
 
 
 # --- 10.3 ------------------------------------------------------------------------------
-def compiles_by_setting(sizes):
-    from torch._dynamo.testing import CompileCounter
-
-    def f(x):
-        return torch.sin(x) + 1
-
-    counts = []
-    for dynamic in (False, None, True):
-        torch.compiler.reset()  # forget compiled graphs and sizes seen by the previous setting
-        counter = CompileCounter()
-        compiled = torch.compile(f, backend=counter, dynamic=dynamic)
-        for n in sizes:
-            compiled(torch.ones(n))
-        counts.append(counter.frame_count)
-    return tuple(counts)
+compiles_by_setting = solution("10", "compiles_by_setting")
 
 
 def _compiles_by_setting_guess(sizes):
@@ -162,9 +133,7 @@ def _compiles_by_setting_no_reset(sizes):
 
 
 # --- 10.4 ------------------------------------------------------------------------------
-def mark_batch_dynamic(x):
-    torch._dynamo.mark_dynamic(x, 0)
-    return x
+mark_batch_dynamic = solution("10", "mark_batch_dynamic")
 
 
 def _batch_probe(x):
@@ -217,21 +186,7 @@ def _batch_cases():
 
 
 # --- 10.5 ------------------------------------------------------------------------------
-def compiles_past_limit(n_names, limit):
-    from torch._dynamo.testing import CompileCounter
-
-    from torchcourse.compiletools import captured_logs
-
-    def by_name(x, name):
-        return x + len(name) if name.startswith("add") else x * len(name)
-
-    torch.compiler.reset()
-    counter = CompileCounter()
-    compiled = torch.compile(by_name, backend=counter)
-    with torch._dynamo.config.patch(recompile_limit=limit), captured_logs(recompiles=True):
-        for i in range(n_names):
-            compiled(torch.ones(3), "add" + "_" * i)
-    return counter.frame_count
+compiles_past_limit = solution("10", "compiles_past_limit")
 
 
 def _limit_restored(args, got):
@@ -246,27 +201,7 @@ def _limit_restored(args, got):
 
 
 # --- 10.6 ------------------------------------------------------------------------------
-def graph_kinds(sizes):
-    kinds = []
-
-    def backend(gm, example_inputs):
-        placeholders = [node.meta.get("example_value") for node in gm.graph.nodes if node.op == "placeholder"]
-        dynamic = any(
-            isinstance(v, torch.SymInt)
-            or (isinstance(v, torch.Tensor) and any(isinstance(s, torch.SymInt) for s in v.shape))
-            for v in placeholders
-        )
-        kinds.append("dynamic" if dynamic else "static")
-        return gm.forward
-
-    def f(x):
-        return torch.sin(x) + 1
-
-    torch.compiler.reset()
-    compiled = torch.compile(f, backend=backend)
-    for n in sizes:
-        compiled(torch.ones(n))
-    return kinds
+graph_kinds = solution("10", "graph_kinds")
 
 
 def _graph_kinds_naive(sizes):

@@ -16,6 +16,7 @@ from ..checks import Exercise
 from ..compiletools import captured_logs
 from ..rules import Graph
 from ._inputs import randn
+from ._solutions import solution
 
 
 def one_graph(fn):
@@ -76,28 +77,15 @@ def _explain_cases():
 
 # --- 11.1 / 11.2 -------------------------------------------------------------------------
 
-# The references call explain() through _explain, which only silences dynamo's one-off
-# warnings (e.g. about .item()); the result is the same as torch._dynamo.explain(fn)(x).
 
-
-def graph_report(fn, x):
-    e = _explain(fn, x)
-    return e.graph_count, e.graph_break_count
-
-
-def first_break_reason(fn, x):
-    e = _explain(fn, x)
-    if not e.break_reasons:
-        return None
-    return e.break_reasons[0].reason.splitlines()[0]
+graph_report = solution("11", "graph_report")
+first_break_reason = solution("11", "first_break_reason")
 
 
 # --- 11.3: branch-free with torch.where ---------------------------------------------------
 
 
-def soft_clip(x):
-    m = x.abs().max()
-    return torch.where(m > 1, x / m, x)
+soft_clip = solution("11", "soft_clip")
 
 
 def _soft_clip_if(x):
@@ -119,8 +107,7 @@ def _mixed_cases():
 # --- 11.4: torch.cond ---------------------------------------------------------------------
 
 
-def share_or_shift(x):
-    return torch.cond(x.sum() > 0, lambda x: x / x.sum(), lambda x: x - x.min(), (x,))
+share_or_shift = solution("11", "share_or_shift")
 
 
 def _share_or_shift_if(x):
@@ -141,10 +128,7 @@ def _cond_cases():
 # --- 11.5: no .item(), no Python if on a number -------------------------------------------
 
 
-def safe_standardise(x):
-    s = x.std()
-    s = torch.where(s < 1e-3, torch.ones_like(s), s)
-    return (x - x.mean()) / s
+safe_standardise = solution("11", "safe_standardise")
 
 
 def _safe_standardise_item(x):
@@ -166,9 +150,7 @@ def _standardise_cases():
 # --- 11.6: a piecewise function, elementwise (stretch) ------------------------------------
 
 
-def huber(x, delta):
-    a = x.abs()
-    return torch.where(a <= delta, 0.5 * x * x, delta * (a - 0.5 * delta)).mean()
+huber = solution("11", "huber")
 
 
 def _huber_loop(x, delta):

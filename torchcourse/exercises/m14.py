@@ -5,41 +5,22 @@ from __future__ import annotations
 import math
 
 import torch
-from torch.func import grad, hessian, vmap
+from torch.func import grad, vmap
 
 from ..checks import Exercise
 from ._inputs import randn
+from ._solutions import solution
+
+derivative = solution("14", "derivative")
 
 
-def derivative(f, x):
-    x = x.detach().requires_grad_()
-    (d,) = torch.autograd.grad(f(x).sum(), x)
-    return d
+gradient_f2 = solution("14", "gradient_f2")
 
 
-def gradient_f2(points):
-    points = points.detach().requires_grad_()
-    x, y, z = points.unbind(1)
-    f = x**2 + 2 * y**2 + 3 * z**2 + 4 * x * y - 5 * y * z
-    (g,) = torch.autograd.grad(f.sum(), points)
-    return g
+newton = solution("14", "newton")
 
 
-def newton(g, x0, steps):
-    x = x0.detach()
-    for _ in range(steps):
-        x = x.detach().requires_grad_()
-        gx = g(x)
-        (dg,) = torch.autograd.grad(gx.sum(), x)
-        x = (x - gx / dg).detach()
-    return x
-
-
-def penalised_f2(points, mu):
-    x, y, z = points.unbind(1)
-    f = x**2 + 2 * y**2 + 3 * z**2 + 4 * x * y - 5 * y * z
-    c = torch.stack([1 - x, 3 - y, y - 7, z, 3 - x - y - z, x**2 + z**2 - 10], dim=1)
-    return f + mu * (torch.relu(c) ** 2).sum(dim=1)
+penalised_f2 = solution("14", "penalised_f2")
 
 
 def _constraints(p):
@@ -53,24 +34,13 @@ def _f3(v):
     return torch.sin(x) + x**2 - 2 * torch.cos(y) + y**2 + z**2
 
 
-def hessians_f3(points):
-    return vmap(hessian(_f3))(points)
+hessians_f3 = solution("14", "hessians_f3")
 
 
-def gradient_descent(f, x0, lr, steps):
-    df = grad(f)
-    x = x0
-    for _ in range(steps):
-        x = x - lr * df(x)
-    return x
+gradient_descent = solution("14", "gradient_descent")
 
 
-def polar_jacobians(rt):
-    def to_xy(p):
-        r, t = p.unbind(-1)
-        return torch.stack([r * torch.cos(t), r * torch.sin(t)])
-
-    return vmap(torch.func.jacrev(to_xy))(rt)
+polar_jacobians = solution("14", "polar_jacobians")
 
 
 # ------------------------------------------------------------------ inputs

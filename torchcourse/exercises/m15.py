@@ -13,45 +13,30 @@ from torch.distributed.tensor import Replicate, Shard
 from ..checks import Exercise
 from ..compare import shares_memory
 from ._inputs import randint, randn
+from ._solutions import solution
+
+rows_owned = solution("15", "rows_owned")
 
 
-def rows_owned(n_rows, world_size, rank):
-    size = -(-n_rows // world_size)  # ceil: torch.chunk's chunk size
-    start = min(rank * size, n_rows)
-    return start, min(start + size, n_rows)
+all_reduce = solution("15", "all_reduce")
 
 
-def all_reduce(tensors):
-    total = torch.stack(tensors).sum(dim=0)
-    return [total.clone() for _ in tensors]
+all_gather = solution("15", "all_gather")
 
 
-def all_gather(tensors):
-    full = torch.cat(tensors)
-    return [full.clone() for _ in tensors]
+reduce_scatter = solution("15", "reduce_scatter")
 
 
-def reduce_scatter(tensors):
-    total = torch.stack(tensors).sum(dim=0)
-    return [c.clone() for c in total.chunk(len(tensors))]
+assemble = solution("15", "assemble")
 
 
-def assemble(shards, placement):
-    if isinstance(placement, Replicate):
-        return shards[0].clone()
-    return torch.cat(shards, dim=placement.dim)
+ring_all_reduce_bytes = solution("15", "ring_all_reduce_bytes")
 
 
-def ring_all_reduce_bytes(numel, element_size, world_size):
-    return 2 * (world_size - 1) / world_size * numel * element_size
+row_sharded_matmul = solution("15", "row_sharded_matmul")
 
 
-def row_sharded_matmul(w_shards, x):
-    return torch.cat([w @ x for w in w_shards])
-
-
-def col_sharded_matmul(w_shards, x_shards):
-    return torch.stack([w @ x for w, x in zip(w_shards, x_shards)]).sum(dim=0)
+col_sharded_matmul = solution("15", "col_sharded_matmul")
 
 
 # ---- inputs -----------------------------------------------------------------------------
