@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 15 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/15_distributed_tensors.ipynb) · previous: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)
+# *Module 15 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/15_distributed_tensors.ipynb) · previous: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb) · next: [16 · Advanced indexing: masks, gather and scatter](16_indexing.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -221,4 +221,5 @@ check("15.8", col_sharded_matmul)
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [15 · Distributed tensors](../notebooks/15_distributed_tensors.ipynb) ·
-# **Previous:** [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)
+# **Previous:** [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb) ·
+# **Next:** [16 · Advanced indexing: masks, gather and scatter](16_indexing.ipynb)

@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 01 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/01_data_to_tensors.ipynb) · previous: [00 · Start here](00_start_here.ipynb) · next: [02 · Storage and views](02_storage_and_views.ipynb)
+# *Module 01 of 00–16 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/01_data_to_tensors.ipynb) · previous: [00 · Start here](00_start_here.ipynb) · next: [02 · Storage and views](02_storage_and_views.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -512,6 +512,8 @@ print(F.one_hot(torch.tensor([0, 2])).shape, F.one_hot(torch.tensor([0, 2]), num
 # %% [markdown]
 # ## Further reading
 #
+# * Within this course: [16 · Advanced indexing](16_indexing.ipynb) goes beyond slicing: boolean
+#   masks, integer-array indexing, `gather` and `scatter`, and which of them copy.
 # * [`torch.from_numpy`](https://docs.pytorch.org/docs/stable/generated/torch.from_numpy.html):
 #   the tensor and the array share memory; writing to one shows in the other.
 # * [Tensor Views](https://docs.pytorch.org/docs/stable/tensor_view.html): which operations

@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 05 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/05_vectorisation.ipynb) · previous: [04 · Dtypes](04_dtypes.ipynb) · next: [06 · Linear algebra](06_linear_algebra.ipynb)
+# *Module 05 of 00–16 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/05_vectorisation.ipynb) · previous: [04 · Dtypes](04_dtypes.ipynb) · next: [06 · Linear algebra](06_linear_algebra.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -575,6 +575,8 @@ print(f"the first call took {first / later.min:.1f}x the min of the repeated cal
 # %% [markdown]
 # ## Further reading
 #
+# * Within this course: [16 · Advanced indexing](16_indexing.ipynb) drills the indexing a vectorised
+#   rewrite needs (masks, `where`, `gather`, `scatter_add_`, `index_add_`), each without a loop.
 # * [Benchmark Utils, `torch.utils.benchmark`](https://docs.pytorch.org/docs/2.13/benchmark_utils.html):
 #   `Timer`, `Measurement`, `Compare`, for the PyTorch version these outputs were made with.
 # * [PyTorch Benchmark recipe](https://docs.pytorch.org/tutorials/recipes/recipes/benchmark.html):

@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 12 of 00–15 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/12_compiling_numpy.ipynb) · previous: [11 · Graph breaks](11_graph_breaks.ipynb) · next: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb)
+# *Module 12 of 00–16 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/12_compiling_numpy.ipynb) · previous: [11 · Graph breaks](11_graph_breaks.ipynb) · next: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -561,8 +561,19 @@ print(f"one-off to_columns copy: {format_seconds(t_columns)} = {t_columns / t_be
 print(f"a fresh int8 output on every call took {t_rows_fresh.min / t_rows.min - 1:+.0%} against the reused buffer")
 
 # %%
-claim(t_best.min < t_rows.min, "on columns the rewrite is faster than on rows")
-claim(t_best.min < t_comp32.min, "the rewrite on columns is faster than compiled NumPy float32")
+claim(
+    t_best.min < t_rows.min,
+    "on columns the rewrite is faster than on rows",
+    f"columns {format_seconds(t_best.min)}, rows {format_seconds(t_rows.min)}",
+)
+# compiled NumPy float32 timed again here, back to back with the rewrite, so both see the same load
+t_comp32_now = measure(lambda: assign_compiled(X32, means32), repeat=7)
+t_best_now = measure(lambda: km.assign_best(columns, means_t, out), repeat=7)
+claim(
+    t_best_now.min < t_comp32_now.min,
+    "the rewrite on columns is faster than compiled NumPy float32",
+    f"columns {format_seconds(t_best_now.min)}, compiled NumPy float32 {format_seconds(t_comp32_now.min)}",
+)
 claim(
     max(achieved["NumPy float64"], achieved["NumPy float32"]) < 0.1 * bw,
     "NumPy reaches less than a tenth of the copy bandwidth",

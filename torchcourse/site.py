@@ -109,6 +109,19 @@ its tests. To run them, clone the repository and use <code>make lab</code>.</p>
 """
 
 
+def _copy_linked_docs(page: str, out: Path) -> list[Path]:
+    """The course's own documents a page links to (``../docs/NAME.md``, e.g. the published
+    figures) go into the site as they are, so the link works there too."""
+    copied = []
+    for name in sorted(set(re.findall(r'href="\.\./docs/([\w./-]+\.md)(?:#[^"]*)?"', page))):
+        source, target = ROOT / "docs" / name, out / "docs" / name
+        if source.is_file() and not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, target)
+            copied.append(target)
+    return copied
+
+
 def build_site(out: Path) -> list[Path]:
     """Write the whole site under ``out`` and return the pages written."""
     modules = written_modules()
@@ -129,6 +142,7 @@ def build_site(out: Path) -> list[Path]:
             target = out / folder / f"{m.stem}.html"
             target.write_text(page, encoding="utf-8")
             written.append(target)
+            written += _copy_linked_docs(page, out)
     (out / "index.html").write_text(contents_page(modules), encoding="utf-8")
     written.append(out / "index.html")
     return written
