@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 05 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/05_vectorisation.ipynb) · previous: [04 · Dtypes](04_dtypes.ipynb) · next: [06 · Linear algebra](06_linear_algebra.ipynb)
+# *Module 05 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/05_vectorisation.ipynb) · previous: [04 · Dtypes](04_dtypes.ipynb) · next: [06 · Linear algebra](06_linear_algebra.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -59,8 +59,9 @@ check_torch()
 # Write each answer in place of `raise NotImplementedError`, run the cell, and read the
 # check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("05.3")` shows the
 # next hint for exercise 05.3. Exercises go from warm-up to stretch; each one stands alone.
-# Every answer is one or two tensor expressions: **no Python loops over elements** (the
-# checks cannot see a loop, but the lesson showed what it costs).
+# Answers 05.1-05.8 are one or two tensor expressions: **no Python loops over elements** (the
+# checks cannot see a loop, but the lesson showed what it costs). 05.9 and 05.10 write the
+# timing loop itself.
 
 # %%
 import torch
@@ -203,6 +204,60 @@ def stable_softmax(x, dim):
 
 
 check("05.8", stable_softmax)
+
+# %% [markdown]
+# ### 05.9 · Minimum and median of timed calls
+#
+# The lesson times with `timeit`; here you write the core of it. Write
+# `timeit_min_median(fn, repeat, warmup, clock)`: call `fn()` `warmup` times **untimed** (the
+# first calls pay for caches, allocations and compiles), then time **exactly `repeat`** calls
+# one by one, reading the time with `clock()` (for example `time.perf_counter`) just before
+# and just after each call. Return `(min, median)` of those `repeat` times in seconds, the
+# median as `statistics.median` computes it (for an even count, the mean of the two middle
+# values). The check passes a function and a clock that run in fake time.
+
+
+# %%
+import statistics
+import time
+
+
+def timeit_min_median(fn, repeat, warmup, clock):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("05.9", timeit_min_median)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+big = torch.rand(1_000_000)
+try:
+    best, typical = timeit_min_median(big.sum, repeat=7, warmup=2, clock=time.perf_counter)
+    print(f"sum of 1e6 floats: min {best * 1e6:.0f} µs, median {typical * 1e6:.0f} µs")
+except NotImplementedError:
+    print("(answer 05.9 first)")
+
+
+# %% [markdown]
+# ### 05.10 · How many calls fill a time budget
+#
+# A single call of a fast function lasts less than the clock can resolve, so `timeit` times
+# batches of `number` calls. Write `autorange(fn, budget, clock)`: try `number` = 1, 2, 5, 10,
+# 20, 50, 100, ... in that order; for each, run one batch of `number` calls of `fn()`, timed as
+# a whole with `clock()`, and stop at the **first** batch that lasts **at least** `budget`
+# seconds. Return `(number, seconds)`, where `seconds` is the time of that last batch alone.
+# (`timeit.Timer.autorange` does this with a budget of 0.2 s.)
+
+
+# %%
+def autorange(fn, budget, clock):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("05.10", autorange)
+
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [05 · Vectorisation and measuring speed](../notebooks/05_vectorisation.ipynb) ·

@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 07 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/07_gpu_offload.ipynb) · previous: [06 · Linear algebra](06_linear_algebra.ipynb) · next: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb)
+# *Module 07 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/07_gpu_offload.ipynb) · previous: [06 · Linear algebra](06_linear_algebra.ipynb) · next: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -192,6 +192,64 @@ def pack(tensors):
 
 
 check("07.7", pack)
+
+# %% [markdown]
+# ### 07.8 · Time queued device work
+#
+# On an accelerator, `fn()` only queues its work and returns at once. Write
+# `time_gpu(fn, sync, clock)` that returns how long the work of **one** call `fn()` takes, in
+# seconds: call `sync()` (such as `torch.accelerator.synchronize`, which waits until all
+# queued work has finished) **before** starting the clock, since earlier work may still be
+# queued, and **after** `fn()`, before reading the clock again. `clock()` reads the time
+# (such as `time.perf_counter`). The check passes a device, a `sync` and a `clock` that run
+# in fake time and record the order of your calls.
+
+
+# %%
+import time
+
+
+def time_gpu(fn, sync, clock):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("07.8", time_gpu)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+if torch.accelerator.is_available():
+    dev = torch.accelerator.current_accelerator()
+    a = torch.randn(2048, 2048, device=dev)
+    try:
+        seconds = time_gpu(lambda: a @ a, torch.accelerator.synchronize, time.perf_counter)
+        print(f"a 2048² matmul on {dev}: {seconds * 1e3:.2f} ms")
+    except NotImplementedError:
+        print("(answer 07.8 first)")
+else:
+    print("no accelerator here: the check above ran your function on a fake device")
+
+
+# %% [markdown]
+# ### 07.9 · Pinned, asynchronous copies of a batch
+#
+# A copy from ordinary (pageable) host memory makes the host wait; a copy from **pinned**
+# (page-locked) memory with `non_blocking=True` lets the host go on while the device copies.
+# Write `to_device_async(batch, device)` that returns a **new** dict with the same keys:
+# every tensor pinned with `.pin_memory()` and then copied to `device` with
+# `non_blocking=True`, every other value unchanged. Pinning needs an accelerator: without one
+# `.pin_memory()` raises, so the check passes tensors that can be pinned anyway and records
+# how each one was copied.
+
+
+# %%
+def to_device_async(batch, device):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("07.9", to_device_async)
+
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [07 · GPU offload](../notebooks/07_gpu_offload.ipynb) ·

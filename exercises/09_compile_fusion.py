@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 09 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/09_compile_fusion.ipynb) · previous: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb) · next: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb)
+# *Module 09 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/09_compile_fusion.ipynb) · previous: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb) · next: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -183,6 +183,51 @@ def pi_chunked(x, y, chunk):
 
 
 check("09.6", pi_chunked)
+
+# %% [markdown]
+# ### 09.7 · Name the kernels inductor generates
+#
+# Write `kernel_names(fn, x)`: compile `fn` with `torch.compile(fn)` (inductor, the default
+# backend), call it on `x`, and return the list of the kernels inductor generated for it, read
+# as in the lesson from the `output_code` log: each kernel is defined on a line
+# `cpp_fused_<ops>_<n> = async_compile...` (`triton_...` on a GPU); return those names, each
+# once, in the order the log defines them. `captured_logs(output_code=True)` collects the log
+# lines, and its `grep(pattern)` returns the lines matching a regular expression. The name
+# lists the operations fused into the kernel; a matrix product runs in a library kernel
+# (`extern_kernels.mm`) and is not among them.
+
+
+# %%
+from torchcourse.compiletools import captured_logs
+
+
+def kernel_names(fn, x):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("09.7", kernel_names)
+
+
+# %% [markdown]
+# ### 09.8 · Speed-up, measured warm
+#
+# Write `speedup(eager_fn, compiled_fn, x, repeat, clock)` returning how many times faster
+# `compiled_fn(x)` runs than `eager_fn(x)`: **call each function once untimed** first (the
+# first call of a compiled function compiles it, which takes seconds), then time **`repeat`
+# calls of each** with `clock()` (such as `time.perf_counter`), and return
+# `eager seconds / compiled seconds` (above 1 when the compiled function is faster). The check
+# passes functions and a clock that run in fake time and counts the calls.
+
+
+# %%
+def speedup(eager_fn, compiled_fn, x, repeat, clock):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("09.8", speedup)
+
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [09 · torch.compile: fusion and overhead](../notebooks/09_compile_fusion.ipynb) ·

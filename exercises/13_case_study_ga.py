@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 13 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/13_case_study_ga.ipynb) · previous: [12 · Compiling NumPy code](12_compiling_numpy.ipynb) · next: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)
+# *Module 13 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/13_case_study_ga.ipynb) · previous: [12 · Compiling NumPy code](12_compiling_numpy.ipynb) · next: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -197,6 +197,27 @@ def ga_generation(pop, cost, pairs, blend, mutate, noise):
 
 
 check("13.7", ga_generation)
+
+# %% [markdown]
+# ### 13.8 · Fitness and selection in one graph
+#
+# Write `select_parents(pop, pairs)` for function 2: compute each individual's cost with
+# `ga.fitness2_torch(pop)` (`inf` where infeasible), let each row of `pairs` (shape `(M, 2)`)
+# pick the individual with the lower cost (the first of the two on a tie, as in 13.4), and
+# return `(parents, parents' cost)`, shapes `(M, 3)` and `(M,)`. Write it so that
+# `torch.compile(select_parents, fullgraph=True)` captures it as **one graph**: no Python `if`
+# on a tensor's value, no `.item()` or `.tolist()`, even for a population in which nothing is
+# feasible. Then the whole step compiles into fused kernels, as in the lesson.
+
+
+# %%
+def select_parents(pop, pairs):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("13.8", select_parents)
+
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [13 · Case study: genetic-algorithm fitness](../notebooks/13_case_study_ga.ipynb) ·

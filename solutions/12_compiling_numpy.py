@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 12 of 00–15 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/12_compiling_numpy.ipynb) · previous: [11 · Graph breaks](11_graph_breaks.ipynb) · next: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb)
+# *Module 12 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/12_compiling_numpy.ipynb) · previous: [11 · Graph breaks](11_graph_breaks.ipynb) · next: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -58,8 +58,9 @@ check_torch()
 #
 # Write each answer in place of `raise NotImplementedError`, run the cell, and read the
 # check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("12.3")` shows the
-# next hint. Each exercise stands alone. The checks use small inputs and no compile, so they
-# run instantly; the lesson shows the same functions compiled and timed at scale.
+# next hint. Each exercise stands alone. The checks use small inputs, and 12.7 and 12.8 compile
+# with backends that generate no code, so they run in seconds; the lesson shows the same
+# functions compiled and timed at scale.
 
 # %%
 import torch
@@ -192,6 +193,65 @@ def assign_into(out, X, means):
 
 
 check("12.6", assign_into)
+
+# %% [markdown]
+# ### 12.7 · What the compiled NumPy function returns
+#
+# Compiled NumPy code runs as torch operations, and what comes back is not always what NumPy
+# would return. Write `compiled_kind(np_fn, x)`: compile the NumPy function `np_fn` with
+# `torch.compile(np_fn, backend="eager")` (the eager backend traces without generating code, so
+# it compiles in a moment), call it on the NumPy array `x`, and return a triple
+# `(dtype, shape, type)` describing what the **compiled** version returned: its NumPy dtype
+# (a `np.dtype`), its shape (a tuple) and its Python type (e.g. `np.ndarray`).
+#
+# Before you run it, predict the triple for `lambda x: x.sum()` on a float32 array, run by
+# NumPy and compiled; the cell after the check prints both.
+
+
+# %%
+import numpy as np
+
+
+def compiled_kind(np_fn, x):
+    ### BEGIN SOLUTION
+    out = torch.compile(np_fn, backend="eager")(x)
+    return out.dtype, out.shape, type(out)
+    ### END SOLUTION
+
+
+check("12.7", compiled_kind)
+
+# %%
+x32 = np.arange(4, dtype=np.float32)
+eager_total = x32.sum()
+print("NumPy:   ", eager_total.dtype, np.shape(eager_total), type(eager_total).__name__)
+try:
+    kind = compiled_kind(lambda x: x.sum(), x32)
+    print("compiled:", kind[0], kind[1], kind[2].__name__)
+except NotImplementedError:
+    print("(answer 12.7 first)")
+
+
+# %% [markdown]
+# ### 12.8 · Compiled NumPy code on tensors
+#
+# Write `on_tensors(np_fn, backend)` returning a **compiled** version of the NumPy function
+# `np_fn` that takes tensors and returns a tensor (tensors in, tensors out), equal to what
+# `np_fn` computes on the same data. Compile with `torch.compile(..., backend=backend)`
+# (in your own code `backend="inductor"`, the default; the check passes a backend that counts
+# the graphs it is given), and let one call compile exactly **one graph**: no graph break.
+# On a GPU, such a function keeps the data on the device.
+
+
+# %%
+def on_tensors(np_fn, backend):
+    ### BEGIN SOLUTION
+    return torch.compile(torch.compiler.wrap_numpy(np_fn), backend=backend)
+    ### END SOLUTION
+
+
+check("12.8", on_tensors)
+
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [12 · Compiling NumPy code](../notebooks/12_compiling_numpy.ipynb) ·

@@ -6,42 +6,35 @@ same on a CPU-only machine and on a CUDA one.
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from ..checks import Exercise
+from ..compare import compare, describe
 from ..rules import NewObject
 from ._inputs import randint, randn
+from ._solutions import solution
+
+zeros_on = solution("07", "zeros_on")
 
 
-def zeros_on(t, device):
-    return torch.zeros(t.shape, dtype=t.dtype, device=device)
+add_on_device_of = solution("07", "add_on_device_of")
 
 
-def add_on_device_of(a, b):
-    return a + b.to(a.device)
+transfer_bytes = solution("07", "transfer_bytes")
 
 
-def transfer_bytes(t):
-    return t.numel() * t.element_size()
+matmul_gflops = solution("07", "matmul_gflops")
 
 
-def matmul_gflops(n, seconds):
-    return 2 * n**3 / seconds / 1e9
+gpu_friendly = solution("07", "gpu_friendly")
 
 
-def gpu_friendly(t, device):
-    dtype = torch.float32 if t.dtype == torch.float64 else t.dtype
-    return t.to(device, dtype=dtype)
+batch_to = solution("07", "batch_to")
 
 
-def batch_to(batch, device):
-    return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
-
-
-def pack(tensors):
-    flat = torch.cat([t.reshape(-1) for t in tensors])
-    shapes = [tuple(t.shape) for t in tensors]
-    return flat, shapes
+pack = solution("07", "pack")
 
 
 def _zeros_cases():
@@ -105,6 +98,170 @@ def _pack_cases():
         ([randn(3, 2, seed=98).T, randn(5, seed=99)],),  # a transposed (non-contiguous) input
         ([randint(0, 9, 2, 2, seed=100), randint(0, 9, 3, seed=101), randint(0, 9, 1, seed=102).reshape(())],),
     ]
+
+
+# --- 07.8 timing queued work -----------------------------------------------------------------------
+
+
+class FakeDevice:
+    """An accelerator in fake time. ``work()`` queues ``kernel`` seconds of device work and returns
+    after ``launch`` host seconds; ``sync()`` makes the host wait until the queue is empty;
+    ``clock()`` reads the host's time. ``backlog`` seconds of earlier work are queued at the start.
+    Every call is recorded in ``events``."""
+
+    def __init__(self, kernel: float, backlog: float = 0.0, launch: float = 2.0**-16) -> None:
+        self.kernel, self.launch = kernel, launch
+        self.host, self.busy_until = 0.0, backlog
+        self.events: list[str] = []
+
+    def work(self):
+        self.events.append("work")
+        self.busy_until = max(self.host, self.busy_until) + self.kernel
+        self.host += self.launch
+
+    def sync(self):
+        self.events.append("sync")
+        self.host = max(self.host, self.busy_until)
+
+    def clock(self):
+        self.events.append("clock")
+        return self.host
+
+    def __repr__(self) -> str:
+        return "FakeDevice"
+
+
+time_gpu = solution("07", "time_gpu")
+
+
+def _time_gpu_cases():
+    cases = []
+    for kernel, backlog in ((2.0**-7, 2.0**-3), (2.0**-5, 0.0), (2.0**-4, 2.0**-2), (2.0**-10, 2.0**-8)):
+        dev = FakeDevice(kernel, backlog)
+        cases.append((dev.work, dev.sync, dev.clock))
+    return cases
+
+
+def _time_gpu_property(args, got):
+    """07.8: sync before the first clock reading, fn() once, sync after it before the last reading."""
+    fn, sync, clock = args
+    dev = fn.__self__
+    ev = dev.events
+    if not isinstance(got, (int, float)) or isinstance(got, bool):
+        return f"return the time in seconds as a number, got {describe(got)}"
+    if ev.count("work") != 1:
+        return f"fn ran {ev.count('work')} times; call it exactly once"
+    w = ev.index("work")
+    before, after = ev[:w], ev[w + 1 :]
+    if "clock" not in before or "clock" not in after:
+        return "read clock() once before calling fn() and once after it"
+    start = len(before) - 1 - before[::-1].index("clock")  # the last reading before the work
+    if "sync" not in before[:start]:
+        return (
+            "you started the clock while earlier work may still be queued; call sync() before the first clock() reading"
+        )
+    last_clock = len(after) - 1 - after[::-1].index("clock")
+    if "sync" not in after[:last_clock]:
+        return "you read the clock before the queued work finished; call sync() after fn() and before reading the clock"
+    if not math.isclose(got, dev.kernel, rel_tol=1e-9):
+        return f"expected {dev.kernel:.6g} s (the clock reading after the work minus the one before it), got {got:.6g}"
+    return None
+
+
+# --- 07.9 pinned memory and non_blocking copies -----------------------------------------------------
+
+
+class HostTensor(torch.Tensor):
+    """A CPU tensor that can be pinned even without an accelerator (pinning needs one) and records,
+    in ``copies``, each copy made from it or from its pinned version: (pinned, non_blocking)."""
+
+    copies: list
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = getattr(func, "__name__", "")
+        src = args[0] if args else None
+        if name == "pin_memory" and isinstance(src, HostTensor):
+            with torch._C.DisableTorchFunctionSubclass():
+                pinned = src.clone().as_subclass(PinnedTensor)
+            pinned.copies = src.copies
+            return pinned
+        if name == "is_pinned" and isinstance(src, HostTensor):
+            return isinstance(src, PinnedTensor)
+        if name == "__deepcopy__" and isinstance(src, HostTensor):
+            with torch._C.DisableTorchFunctionSubclass():
+                twin = src.clone().as_subclass(type(src))
+            twin.copies = []
+            return twin
+        non_blocking = bool(kwargs.get("non_blocking", False)) or any(a is True for a in args[1:])
+        if name == "to" and isinstance(src, HostTensor):
+            src.copies.append((isinstance(src, PinnedTensor), non_blocking))
+        if name == "copy_" and len(args) > 1 and isinstance(args[1], HostTensor):
+            args[1].copies.append((isinstance(args[1], PinnedTensor), non_blocking))
+        with torch._C.DisableTorchFunctionSubclass():
+            return func(*args, **kwargs)
+
+
+class PinnedTensor(HostTensor):
+    """What ``HostTensor.pin_memory()`` returns."""
+
+
+def _host(t: torch.Tensor) -> HostTensor:
+    h = t.as_subclass(HostTensor)
+    h.copies = []
+    return h
+
+
+to_device_async = solution("07", "to_device_async")
+
+
+def _async_cases():
+    return [
+        ({"x": _host(randn(4, 3, seed=95)), "y": _host(randint(0, 3, 4, seed=96)), "step": 7}, "meta"),
+        ({"image": _host(randn(2, 1, 3, 3, seed=97).transpose(2, 3)), "name": "batch-1"}, "cpu"),
+        ({"a": _host(randn(1, seed=98, dtype=torch.float64)), "b": _host(randn(0, 2, seed=99))}, "meta"),
+        ({}, "cpu"),
+        ({"only": "text", "n": 3}, "meta"),
+    ]
+
+
+def _async_property(args, got):
+    """07.9: a new dict, the same keys, each tensor pinned then copied with non_blocking=True."""
+    batch, device = args
+    if not isinstance(got, dict):
+        return f"return a dict, got {describe(got)}"
+    if set(got) != set(batch):
+        return (
+            f"the result should have every key of the batch, {sorted(batch)}, got {sorted(got)}: "
+            "keep the values that are not tensors, unchanged"
+        )
+    for k, v in batch.items():
+        if not isinstance(v, torch.Tensor):
+            if got[k] is not v:
+                return f"the value of {k!r} is not a tensor: keep it unchanged"
+            continue
+        with torch._C.DisableTorchFunctionSubclass():
+            expected = v.as_subclass(torch.Tensor).to(device)
+        out = got[k]
+        if isinstance(out, torch.Tensor):
+            with torch._C.DisableTorchFunctionSubclass():
+                out = out.as_subclass(torch.Tensor)
+        msg = compare(out, expected, rtol=0, atol=0)
+        if msg:
+            return f"{k!r}: {msg}"
+        if not any(nb for _, nb in v.copies):
+            return f"{k!r} was copied without non_blocking=True; ask for an asynchronous copy"
+        if not any(pinned and nb for pinned, nb in v.copies):
+            return f"{k!r} was copied from unpinned memory; pin it first with .pin_memory()"
+    return None
+
+
+def _async_in_place(batch, device):
+    for k, v in batch.items():
+        if isinstance(v, torch.Tensor):
+            batch[k] = v.pin_memory().to(device, non_blocking=True)
+    return batch
 
 
 EXERCISES = [
@@ -212,6 +369,45 @@ EXERCISES = [
             lambda tensors: (torch.cat(tensors), [tuple(t.shape) for t in tensors]),
             lambda tensors: (torch.cat([t.view(-1) for t in tensors]), [tuple(t.shape) for t in tensors]),
             lambda tensors: (torch.cat([t.reshape(-1) for t in tensors]), [t.numel() for t in tensors]),
+        ],
+    ),
+    Exercise(
+        "07.8",
+        "Time queued device work",
+        time_gpu,
+        cases=_time_gpu_cases,
+        property=_time_gpu_property,
+        hints=[
+            "fn() only queues the work and returns; sync() waits until everything queued has finished.",
+            "sync(); start = clock(); fn(); sync(); return clock() - start. The first sync() keeps earlier "
+            "work out of your measurement, the second waits for fn's own work.",
+        ],
+        wrong=[
+            lambda fn, sync, clock: (lambda start: (fn(), clock() - start)[1])(clock()),
+            lambda fn, sync, clock: (lambda start: (fn(), sync(), clock() - start)[2])(clock()),
+            lambda fn, sync, clock: (lambda start: (fn(), clock() - start, sync())[1])((sync(), clock())[1]),
+        ],
+    ),
+    Exercise(
+        "07.9",
+        "Pinned, asynchronous copies of a batch",
+        to_device_async,
+        cases=_async_cases,
+        property=_async_property,
+        rules=[NewObject(what="dict")],
+        hints=[
+            "v.pin_memory() returns a copy of v in page-locked host memory, which the device can read "
+            "while the host goes on.",
+            "Then v.pin_memory().to(device, non_blocking=True); build a new dict, leave non-tensors as they are.",
+        ],
+        wrong=[
+            lambda batch, device: {
+                k: v.to(device, non_blocking=True) if isinstance(v, torch.Tensor) else v for k, v in batch.items()
+            },
+            lambda batch, device: {
+                k: v.pin_memory().to(device) if isinstance(v, torch.Tensor) else v for k, v in batch.items()
+            },
+            _async_in_place,
         ],
     ),
 ]

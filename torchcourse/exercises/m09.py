@@ -11,6 +11,7 @@ from ..checks import Exercise
 from ..compare import describe
 from ..rules import MemoryLimit
 from ._inputs import generator, randn
+from ._solutions import solution
 
 # --- 09.1 ------------------------------------------------------------------------------
 GOALS = (
@@ -22,14 +23,7 @@ GOALS = (
 )
 
 
-def compile_kwargs(goal):
-    return {
-        "compile one kernel per input size, never a dynamic one": {"dynamic": False},
-        "raise an error instead of splitting the function at a graph break": {"fullgraph": True},
-        "cut kernel-launch overhead on a GPU with CUDA graphs": {"mode": "reduce-overhead"},
-        "autotune matrix multiplications, without CUDA graphs": {"mode": "max-autotune-no-cudagraphs"},
-        "capture the graph but run it with eager PyTorch, generating no code": {"backend": "eager"},
-    }[goal]
+compile_kwargs = solution("09", "compile_kwargs")
 
 
 def _accepted_by_torch_compile(args, got):
@@ -118,26 +112,15 @@ def _wrong_kwargs_full_autotune(goal):
 
 
 # --- 09.2 ------------------------------------------------------------------------------
-def traffic(n, itemsize):
-    # (a * b + c).sum(): eager reads a, b and writes a*b; reads a*b, c and writes the sum;
-    # reads it once more to reduce. Fused: reads a, b, c once.
-    return 7 * n * itemsize, 3 * n * itemsize
+traffic = solution("09", "traffic")
 
 
 # --- 09.3 ------------------------------------------------------------------------------
-def break_even_calls(t_first, t_eager, t_compiled):
-    if t_compiled >= t_eager:
-        return None
-    return max(1, math.ceil((t_first - t_compiled) / (t_eager - t_compiled)))
+break_even_calls = solution("09", "break_even_calls")
 
 
 # --- 09.4 ------------------------------------------------------------------------------
-def graph_op_count(fn, x):
-    from torch._dynamo.testing import CompileCounter
-
-    counter = CompileCounter()
-    torch.compile(fn, backend=counter)(x)
-    return counter.op_count
+graph_op_count = solution("09", "graph_op_count")
 
 
 def _graph_count_frames(fn, x):
@@ -183,8 +166,7 @@ def _graph_cases():
 
 
 # --- 09.5 ------------------------------------------------------------------------------
-def hit_or_miss(x, y):
-    return (y <= torch.exp(-x * x)).float().mean()
+hit_or_miss = solution("09", "hit_or_miss")
 
 
 def _uniform_pairs():
@@ -196,12 +178,7 @@ def _uniform_pairs():
 
 
 # --- 09.6 ------------------------------------------------------------------------------
-def pi_chunked(x, y, chunk):
-    inside = 0
-    for start in range(0, x.numel(), chunk):
-        xs, ys = x[start : start + chunk], y[start : start + chunk]
-        inside += int((xs * xs + ys * ys <= 1.0).sum())
-    return torch.tensor(4.0 * inside / x.numel(), dtype=torch.float32)
+pi_chunked = solution("09", "pi_chunked")
 
 
 def _chunk_cases():
@@ -252,6 +229,179 @@ def _scalar_float32(args, got):
     if isinstance(got, torch.Tensor) and got.dim() != 0:
         return f"return a 0-dimensional tensor (one number), got shape {tuple(got.shape)}"
     return None
+
+
+# --- 09.7 the kernels inductor generates for a function ---------------------------------------------
+
+
+kernel_names = solution("09", "kernel_names")
+
+
+def _k_pointwise(x):
+    return (x.sin() + 1).relu() * 2
+
+
+def _k_standardise(x):
+    return (x - x.mean()) / x.std()
+
+
+def _k_around_matmul(x):
+    y = x.sin()
+    return (y @ y.T).relu()
+
+
+def _fresh(f):
+    """``f`` with its own code object, so every compile starts afresh (dynamo caches per code object)."""
+    return types.FunctionType(f.__code__.replace(), f.__globals__, f.__name__, f.__defaults__, f.__closure__)
+
+
+def _kernel_cases():
+    return [
+        (_fresh(_k_pointwise), randn(8, 8, seed=971)),
+        (_fresh(_k_standardise), randn(64, seed=972)),
+        (_fresh(_k_around_matmul), randn(6, 4, seed=973)),  # two kernels around the library's matmul
+    ]
+
+
+def _kernel_property(args, got):
+    """09.7: the answer's list equals the kernels inductor writes for a fresh compile of fn."""
+    fn, x = args
+    if not isinstance(got, (list, tuple)) or not all(isinstance(name, str) for name in got):
+        return f"return a list of kernel names (strings), got {describe(got)}"
+    expected = kernel_names(_fresh(fn), x.clone())
+    if list(got) != expected:
+        return f"inductor generated the kernel(s) {expected} for this function, got {list(got)}"
+    return None
+
+
+def _kernel_count_metric(fn, x):
+    from torch._inductor import metrics
+
+    metrics.reset()
+    torch.compile(fn)(x)
+    return metrics.generated_kernel_count
+
+
+def _graph_op_names(fn, x):
+    names = []
+
+    def backend(gm, example_inputs):
+        names.extend(str(n.target) for n in gm.graph.nodes if n.op == "call_function")
+        return gm.forward
+
+    torch.compile(fn, backend=backend)(x)
+    return names
+
+
+def _every_mention(fn, x):
+    import re
+
+    from ..compiletools import captured_logs
+
+    with captured_logs(output_code=True) as logs:
+        torch.compile(fn)(x)
+    return re.findall(r"\b(?:cpp_fused|triton)\w*", logs.text)
+
+
+# --- 09.8 speed-up, warm ------------------------------------------------------------------------------
+
+
+class FakePair:
+    """An eager function and its compiled version in fake time: call k of each lasts the k-th of its
+    durations (the last repeats); the compiled one's first call includes its compile."""
+
+    def __init__(self, eager_s, compiled_s) -> None:
+        self.eager_s, self.compiled_s = list(eager_s), list(compiled_s)
+        self.now = 0.0
+        self.eager_calls = self.compiled_calls = 0
+
+    def eager(self, x):
+        self.now += self.eager_s[min(self.eager_calls, len(self.eager_s) - 1)]
+        self.eager_calls += 1
+        return x
+
+    def compiled(self, x):
+        self.now += self.compiled_s[min(self.compiled_calls, len(self.compiled_s) - 1)]
+        self.compiled_calls += 1
+        return x
+
+    def clock(self):
+        return self.now
+
+
+speedup = solution("09", "speedup")
+
+
+def _speedup_cases():
+    d = 2.0**-12
+    cases = []
+    for eager_s, compiled_s, repeat, seed in (
+        ([8 * d, 4 * d, 5 * d, 4 * d], [4.0, d, 2 * d], 5, 981),
+        ([3 * d, 2 * d], [2.5, 3 * d, 4 * d, 3 * d], 4, 982),  # compiled is slower here
+        ([16 * d], [1.5, d], 1, 983),
+    ):
+        pair = FakePair(eager_s, compiled_s)
+        cases.append((pair.eager, pair.compiled, randn(3, seed=seed), repeat, pair.clock))
+    return cases
+
+
+def _timed(durations, first, repeat):
+    return sum(durations[min(k, len(durations) - 1)] for k in range(first, first + repeat))
+
+
+def _speedup_property(args, got):
+    """09.8: one untimed call of each first, then `repeat` timed calls of each, eager / compiled."""
+    eager_fn, compiled_fn, x, repeat, clock = args
+    pair = eager_fn.__self__
+    if (
+        not isinstance(got, (int, float, torch.Tensor))
+        or isinstance(got, bool)
+        or (isinstance(got, torch.Tensor) and got.numel() != 1)
+    ):
+        return f"return the speed-up as a number, got {describe(got)}"
+    got = float(got)  # a float32 tensor holds about 7 digits: compare to 1e-6
+    for name, calls in (("eager_fn", pair.eager_calls), ("compiled_fn", pair.compiled_calls)):
+        if calls != repeat + 1:
+            return (
+                f"{name} ran {calls} times; call each function once untimed (compiled_fn compiles on its first "
+                f"call), then repeat={repeat} timed times ({repeat + 1} in all)"
+            )
+    eager_s = _timed(pair.eager_s, 1, repeat)
+    compiled_s = _timed(pair.compiled_s, 1, repeat)
+    expected = eager_s / compiled_s
+    if math.isclose(got, expected, rel_tol=1e-6):
+        return None
+    if math.isclose(got, eager_s / _timed(pair.compiled_s, 0, repeat + 1), rel_tol=1e-6) or math.isclose(
+        got, _timed(pair.eager_s, 0, repeat + 1) / _timed(pair.compiled_s, 0, repeat + 1), rel_tol=1e-6
+    ):
+        return "your compiled time includes its first call, which compiles; make that call before starting the clock"
+    if math.isclose(got, 1 / expected, rel_tol=1e-6):
+        return f"return eager time / compiled time (above 1 when compiled is faster): {expected:.4g}, got {got:.4g}"
+    return f"expected a speed-up of {expected:.4g} (eager time / compiled time over the timed calls), got {got:.4g}"
+
+
+def _speedup_no_warmup(eager_fn, compiled_fn, x, repeat, clock):
+    start = clock()
+    for _ in range(repeat):
+        eager_fn(x)
+    eager_s = clock() - start
+    start = clock()
+    for _ in range(repeat):
+        compiled_fn(x)
+    return eager_s / (clock() - start)
+
+
+def _speedup_warmup_timed(eager_fn, compiled_fn, x, repeat, clock):
+    eager_fn(x)
+    start = clock()
+    for _ in range(repeat):
+        eager_fn(x)
+    eager_s = clock() - start
+    start = clock()
+    compiled_fn(x)  # the warm-up call, but the clock is already running
+    for _ in range(repeat):
+        compiled_fn(x)
+    return eager_s / (clock() - start)
 
 
 EXERCISES = [
@@ -363,5 +513,38 @@ EXERCISES = [
             "averaging per-chunk means weights a short last chunk wrongly.",
         ],
         wrong=[_pi_chunked_drop_tail, _pi_chunked_mean_of_means, _pi_unchunked],
+    ),
+    Exercise(
+        "09.7",
+        "Name the kernels inductor generates",
+        kernel_names,
+        cases=_kernel_cases,
+        property=_kernel_property,
+        hints=[
+            "with captured_logs(output_code=True) as logs: compile fn with torch.compile(fn) and call it on x "
+            "(the compile happens on the first call).",
+            "Each generated kernel is defined on a line `cpp_fused_... = async_compile...` (`triton_...` on a "
+            'GPU): logs.grep(r"^(cpp_fused|triton)\\w* = async_compile") finds those lines; keep the part '
+            "before ' = '.",
+        ],
+        wrong=[_kernel_count_metric, _graph_op_names, _every_mention],
+    ),
+    Exercise(
+        "09.8",
+        "Speed-up, measured warm",
+        speedup,
+        cases=_speedup_cases,
+        property=_speedup_property,
+        hints=[
+            "The first call of a compiled function compiles it: seconds, not microseconds. Call each function "
+            "once before you start the clock.",
+            "Then read clock(), make repeat calls of eager_fn, read clock(); the same for compiled_fn; return "
+            "eager seconds / compiled seconds.",
+        ],
+        wrong=[
+            _speedup_no_warmup,
+            _speedup_warmup_timed,
+            lambda eager_fn, compiled_fn, x, repeat, clock: 1 / speedup(eager_fn, compiled_fn, x, repeat, clock),
+        ],
     ),
 ]

@@ -1,18 +1,22 @@
 """Module 12 "Compiling NumPy code": the K-Means assignment step, bytes moved, and rewrites.
 
 The references use :mod:`torchcourse.workloads.kmeans`, the course's single implementation.
-Checks run eagerly on small inputs (no compile), so each takes milliseconds.
+Checks 12.1-12.6 run eagerly on small inputs (no compile), so each takes milliseconds; 12.7 and
+12.8 compile NumPy code with backend="eager" or a counting backend (no code generation).
 """
 
 from __future__ import annotations
+
+import types
 
 import numpy as np
 import torch
 
 from ..checks import Exercise
-from ..compare import describe
+from ..compare import compare, describe
 from ..workloads import kmeans as km
 from ._inputs import generator, randn
+from ._solutions import solution
 
 
 def _points(n: int, k: int, seed: int, dtype=torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
@@ -30,8 +34,7 @@ def _nearest(X, means):
 # --- 12.1 bytes per point ----------------------------------------------------------------------
 
 
-def bytes_per_point(x_dtype, out_dtype, d):
-    return d * x_dtype.itemsize + out_dtype.itemsize
+bytes_per_point = solution("12", "bytes_per_point")
 
 
 def _bpp_cases():
@@ -46,8 +49,7 @@ def _bpp_cases():
 # --- 12.2 achieved bandwidth as a fraction of the copy bandwidth ------------------------------
 
 
-def fraction_of_copy(n, x_dtype, out_dtype, seconds, copy_gbps):
-    return km.min_bytes(n, x_dtype, out_dtype) / seconds / 1e9 / copy_gbps
+fraction_of_copy = solution("12", "fraction_of_copy")
 
 
 def _fraction_cases():
@@ -61,8 +63,7 @@ def _fraction_cases():
 # --- 12.3 squared distances in torch ------------------------------------------------------------
 
 
-def squared_distances(X, means):
-    return ((X[None, :, :] - means[:, None, :]) ** 2).sum(dim=2)
+squared_distances = solution("12", "squared_distances")
 
 
 def _dist_cases():
@@ -72,8 +73,7 @@ def _dist_cases():
 # --- 12.4 tensors in, tensors out -------------------------------------------------------------
 
 
-def assign_wrapper(X, means):
-    return torch.from_numpy(km.assign_numpy(X.numpy(), means.numpy()))
+assign_wrapper = solution("12", "assign_wrapper")
 
 
 def _assign_cases():
@@ -83,8 +83,7 @@ def _assign_cases():
 # --- 12.5 linear scores -------------------------------------------------------------------------
 
 
-def linear_scores(means):
-    return means.T, -0.5 * (means * means).sum(dim=1)
+linear_scores = solution("12", "linear_scores")
 
 
 def _scores_cases():
@@ -143,8 +142,7 @@ def _nearest_mean_property(args, got):
 # --- 12.6 into a reused int8 buffer (in place) ------------------------------------------------
 
 
-def assign_into(out, X, means):
-    return out.copy_(_nearest(X, means))
+assign_into = solution("12", "assign_into")
 
 
 def _returns_out(args: tuple, got) -> str | None:
@@ -160,6 +158,130 @@ def _into_cases():
         X, means = _points(n, k, seed)
         cases.append((torch.full((n,), -1, dtype=torch.int8), X, means))
     return cases
+
+
+# --- 12.7 what the compiled NumPy function returns ----------------------------------------------
+
+
+def _nd_total(x):
+    return x.sum()
+
+
+def _nd_centred(x):
+    return x - x.mean(axis=0)
+
+
+def _nd_scaled(x):
+    return x * 2.5
+
+
+def _nd_max_int(x):
+    return np.max(x)
+
+
+def _nd_norms(x):
+    return np.linalg.norm(x, axis=-1)
+
+
+def _fresh(f):
+    """``f`` with its own code object, so no compiled graph is reused from an earlier call."""
+    return types.FunctionType(f.__code__.replace(), f.__globals__, f.__name__, f.__defaults__, f.__closure__)
+
+
+compiled_kind = solution("12", "compiled_kind")
+
+
+def _kind_cases():
+    rng = np.random.default_rng(1207)
+    return [
+        (_fresh(_nd_total), rng.standard_normal(5).astype(np.float32)),
+        (_fresh(_nd_total), rng.standard_normal((2, 3)).astype(np.float16)),
+        (_fresh(_nd_total), rng.integers(-9, 9, (2, 2), dtype=np.int8)),
+        (_fresh(_nd_centred), rng.standard_normal((4, 3))),
+        (_fresh(_nd_centred), rng.integers(0, 9, (3, 2), dtype=np.int16)),
+        (_fresh(_nd_scaled), rng.standard_normal(3).astype(np.float32)),
+        (_fresh(_nd_max_int), rng.integers(-5, 5, (1, 4), dtype=np.int32)),
+        (_fresh(_nd_norms), rng.standard_normal((3, 2)).astype(np.float32)),
+        (_fresh(_nd_norms), rng.standard_normal((1, 1))),
+    ]
+
+
+def _kind_property(args, got):
+    """12.7 compares each of the three parts with what the compiled function really returned."""
+    np_fn, x = args
+    if not (isinstance(got, (tuple, list)) and len(got) == 3):
+        return f"return a triple (dtype, shape, type), got {describe(got)}"
+    dtype, shape, kind = compiled_kind(np_fn, x.copy())
+    if not isinstance(got[0], np.dtype) or got[0] != dtype:
+        return f"the dtype should be the NumPy dtype {dtype!r}, got {describe(got[0])}"
+    if not isinstance(got[1], tuple) or got[1] != shape:
+        return f"the shape should be {shape}, got {describe(got[1])}"
+    if got[2] is not kind:
+        eager = type(np_fn(x.copy()))
+        told = " (that is what the NumPy function returns without compiling it)" if got[2] is eager else ""
+        name = f"{got[2].__module__}.{got[2].__name__}" if isinstance(got[2], type) else describe(got[2])
+        return f"the compiled function returns a numpy.{kind.__name__}, got {name}{told}"
+    return None
+
+
+# --- 12.8 tensors in, tensors out, compiled -------------------------------------------------------
+
+
+class CountingBackend:
+    """A torch.compile backend that counts the graphs it is given and runs them as they are."""
+
+    def __init__(self) -> None:
+        self.graphs = 0
+
+    def __call__(self, gm, example_inputs):
+        self.graphs += 1
+        return gm.forward
+
+
+def _centre(x):
+    return x - x.mean(axis=0)
+
+
+_TENSOR_INPUTS = {
+    km.assign_numpy: lambda: [_points(30, 3, seed=21), _points(1, 1, seed=22, dtype=torch.float64)],
+    _centre: lambda: [(randn(5, 3, seed=23),), (randn(4, 2, seed=24, dtype=torch.float64).T,)],
+}
+
+
+on_tensors = solution("12", "on_tensors")
+
+
+def _on_tensors_cases():
+    return [(km.assign_numpy, CountingBackend()), (_centre, CountingBackend())]
+
+
+def _on_tensors_property(args, got):
+    """12.8: the returned function takes tensors and returns a tensor equal to the NumPy result,
+    and calling it compiles exactly one graph with the backend it was given."""
+    np_fn, backend = args
+    if not callable(got) or isinstance(got, type):
+        return f"return the compiled function, got {describe(got)}"
+    for inputs in _TENSOR_INPUTS[np_fn]():
+        backend.graphs = 0
+        # every case compiles afresh for its own backend: keep dynamo from giving up after 8 of them
+        with torch._dynamo.config.patch(recompile_limit=10_000, accumulated_recompile_limit=1_000_000):
+            try:
+                out = got(*[t.clone() for t in inputs])
+            except Exception as exc:  # noqa: BLE001
+                text = (str(exc).strip().splitlines() or [""])[0]
+                return f"calling your function on tensors raised {type(exc).__name__}: {text}"
+        expected = torch.from_numpy(np.asarray(np_fn(*[t.numpy() for t in inputs])))
+        shapes = ", ".join(str(tuple(t.shape)) for t in inputs)
+        if not isinstance(out, torch.Tensor):
+            return f"given tensors, your function returns {describe(out)}; it should return a tensor (tensors out)"
+        msg = compare(out, expected)
+        if msg:
+            return f"on tensors of shape {shapes}: {msg}"
+        if backend.graphs == 0:
+            return "calling your function compiled no graph; compile it with torch.compile(..., backend=backend)"
+        if backend.graphs > 1:
+            return f"calling your function compiled {backend.graphs} graphs (graph breaks); make it one graph"
+    return None
 
 
 EXERCISES = [
@@ -263,6 +385,47 @@ EXERCISES = [
             lambda out, X, means: (out.copy_(_nearest(X, means)), _nearest(X, means).to(torch.int8))[1],
             lambda out, X, means: out.copy_(((X[None] - means[:, None]) ** 2).sum(-1).argmax(0)),
             lambda out, X, means: out.copy_(((X[None] - means[:, None]) ** 2).sum(-1).argmin(1)),
+        ],
+    ),
+    Exercise(
+        "12.7",
+        "What the compiled NumPy function returns",
+        compiled_kind,
+        cases=_kind_cases,
+        property=_kind_property,
+        hints=[
+            'Compile np_fn with torch.compile(np_fn, backend="eager"), call it on x, and look at what comes back.',
+            "Return out.dtype, out.shape and type(out). A reduction such as x.sum() gives a NumPy scalar "
+            "(np.float32) when run by NumPy, but a 0-d np.ndarray when compiled.",
+        ],
+        wrong=[
+            lambda np_fn, x: (np_fn(x).dtype, np_fn(x).shape, type(np_fn(x))),
+            lambda np_fn, x: (x.dtype, np.shape(np_fn(x)), np.ndarray),
+            lambda np_fn, x: (np_fn(x).dtype, np_fn(x).shape, np_fn(x).dtype.type),
+            lambda np_fn, x: tuple(
+                (o.dtype, o.shape, type(o))
+                for o in [torch.compile(torch.compiler.wrap_numpy(np_fn), backend="eager")(torch.from_numpy(x))]
+            )[0],
+        ],
+    ),
+    Exercise(
+        "12.8",
+        "Compiled NumPy code on tensors",
+        on_tensors,
+        cases=_on_tensors_cases,
+        property=_on_tensors_property,
+        hints=[
+            "torch.compiler.wrap_numpy(np_fn) makes a function that takes and returns tensors; "
+            "compiling it traces the NumPy code as torch operations.",
+            "return torch.compile(torch.compiler.wrap_numpy(np_fn), backend=backend). "
+            "Compiling np_fn itself keeps NumPy arrays at the boundary.",
+        ],
+        wrong=[
+            lambda np_fn, backend: torch.compile(np_fn, backend=backend),
+            lambda np_fn, backend: torch.compiler.wrap_numpy(np_fn),
+            lambda np_fn, backend: torch.compile(
+                torch.compiler.wrap_numpy(lambda *a: (print(end=""), np_fn(*a))[1]), backend=backend
+            ),
         ],
     ),
 ]

@@ -7,46 +7,30 @@ import math
 import torch
 
 from ..checks import Exercise
-from ..rules import below_bytes_per_element
+from ..rules import Graph, below_bytes_per_element
 from ..workloads import ga
 from ._inputs import generator, randint, randn
+from ._solutions import solution
+
+gene_sums = solution("13", "gene_sums")
 
 
-def gene_sums(population):
-    return population.sum(dim=1, dtype=torch.int32)
+feasible2_mask = solution("13", "feasible2_mask")
 
 
-def feasible2_mask(points):
-    x, y, z = points.unbind(1)
-    return (x >= 1) & (y > 3) & (y <= 7) & (z < 0) & (x + y + z >= 3) & (x**2 + z**2 <= 10)
+fitness3 = solution("13", "fitness3")
 
 
-def fitness3(points):
-    x, y, z = points.unbind(1)
-    f = torch.sin(x) + x**2 - 2 * torch.cos(y) + y**2 + z**2
-    ok = (x >= 0) & (y >= 0) & (y <= math.pi) & (z <= 5) & (x + z >= 1) & (torch.cos(y) + z >= 0.5)
-    return torch.where(ok, f, torch.inf)
+tournament = solution("13", "tournament")
 
 
-def tournament(cost, pairs):
-    return torch.where(cost[pairs[:, 0]] <= cost[pairs[:, 1]], pairs[:, 0], pairs[:, 1])
+mutate = solution("13", "mutate")
 
 
-def mutate(pop, mask, noise):
-    return torch.where(mask, pop + noise, pop)
+best_k = solution("13", "best_k")
 
 
-def best_k(pop, cost, k):
-    return pop[torch.argsort(cost, stable=True)[:k]]
-
-
-def ga_generation(pop, cost, pairs, blend, mutate, noise):
-    a = torch.where(cost[pairs[:, 0]] <= cost[pairs[:, 1]], pairs[:, 0], pairs[:, 1])
-    b = torch.where(cost[pairs[:, 2]] <= cost[pairs[:, 3]], pairs[:, 2], pairs[:, 3])
-    children = blend * pop[a] + (1 - blend) * pop[b]
-    children = torch.where(mutate, children + noise, children)
-    children = torch.cat([pop[cost.argmin(dim=0, keepdim=True)], children[1:]])
-    return children, ga.fitness2_torch(children)
+ga_generation = solution("13", "ga_generation")
 
 
 # ------------------------------------------------------------------ inputs
@@ -160,6 +144,36 @@ def _no_elitism(pop, cost, pairs, blend, mutate, noise):
 
 def _worst_parents(pop, cost, pairs, blend, mutate, noise):
     return ga_generation(pop, -cost, pairs, blend, mutate, noise)
+
+
+# --- 13.8 fitness and selection in one graph ---------------------------------------------------------
+
+
+select_parents = solution("13", "select_parents")
+
+
+def _select_cases():
+    cases = []
+    for n, m, seed in ((12, 12, 61), (40, 25, 62), (1, 3, 63)):
+        pop = ga.random_points(n, ga.BOX2, seed=seed)
+        pop[0] = torch.tensor([1.2, 3.3, -0.3], dtype=torch.float64)  # one feasible point
+        if n > 3:
+            pop[3] = pop[0]  # a finite tie between two different individuals
+        pairs = randint(0, n, m, 2, seed=seed + 100)
+        if n > 3:
+            pairs[0] = torch.tensor([3, 0])
+        cases.append((pop, pairs))
+    infeasible = torch.tensor([[0.0, 0.0, 1.0], [0.5, 1.0, 1.0], [0.1, 0.2, 0.3]], dtype=torch.float64)
+    cases.append((infeasible, torch.tensor([[0, 1], [2, 1], [1, 1]])))  # every cost is inf: ties throughout
+    return cases
+
+
+def _select_with_branch(pop, pairs):
+    cost = ga.fitness2_torch(pop)
+    if torch.isinf(cost).all():  # nothing feasible: any parent will do
+        return pop[pairs[:, 0]], cost[pairs[:, 0]]
+    winners = torch.where(cost[pairs[:, 0]] <= cost[pairs[:, 1]], pairs[:, 0], pairs[:, 1])
+    return pop[winners], cost[winners]
 
 
 EXERCISES = [
@@ -286,6 +300,29 @@ EXERCISES = [
             _no_elitism,
             _worst_parents,
             lambda pop, cost, pairs, blend, mutate, noise: ga_generation(pop, cost, pairs, 1 - blend, mutate, noise),
+        ],
+    ),
+    Exercise(
+        "13.8",
+        "Fitness and selection in one graph",
+        select_parents,
+        cases=_select_cases,
+        rules=[Graph(max_graphs=1)],
+        hints=[
+            "cost = ga.fitness2_torch(pop); then each row of pairs picks the index with the lower cost "
+            "(torch.where, as in 13.4), and you index pop and cost with the winners.",
+            "A Python `if` on a tensor's value (or .item(), .tolist()) forces torch.compile to leave the "
+            "graph; torch.where handles every case, even when no individual is feasible.",
+        ],
+        wrong=[
+            _select_with_branch,
+            lambda pop, pairs: (lambda c, w: (pop[w], c[w]))(
+                ga.fitness2_torch(pop),
+                torch.where(
+                    ga.fitness2_torch(pop)[pairs[:, 0]] < ga.fitness2_torch(pop)[pairs[:, 1]], pairs[:, 0], pairs[:, 1]
+                ),
+            ),
+            lambda pop, pairs: (pop[pairs[:, 0]], ga.fitness2_torch(pop)[pairs[:, 0]]),
         ],
     ),
 ]
