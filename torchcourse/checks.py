@@ -19,6 +19,7 @@ import copy
 import importlib
 import math
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -64,6 +65,11 @@ class Exercise:
     # True: tolerances come from the reference's own error against a float64 ground truth
     # (the reference run on float64 copies of the inputs), so a more accurate answer never fails.
     float64_truth: bool = False
+    # True: besides its own cases, the check runs generated ones (see _generated_cases): the
+    # same values in a column-major layout, a size-1 and a size-0 first dimension. A generated
+    # case is used only where the reference accepts it. False for checks whose every case
+    # compiles or launches processes (their cases are chosen one by one).
+    generated: bool = True
 
     def all_rules(self) -> list[Rule]:
         implied: list[Rule] = [IsView()] if self.alias == "view" else [IsCopy()] if self.alias == "copy" else []
@@ -108,7 +114,10 @@ def _show(value: Any) -> str:
             return f"{describe(value)}, values {[round(v, 4) if isinstance(v, float) else v for v in numbers]}"
         except Exception:
             return describe(value)
-    return describe(value)
+    text = describe(value)
+    if isinstance(value, torch.Tensor) and value.dim() >= 2 and not value.is_contiguous():
+        text += ", non-contiguous"
+    return text
 
 
 def _case_text(i: int, args: tuple) -> str:
@@ -131,6 +140,53 @@ def _size(args: tuple) -> int:
         return 0
 
     return size(args)
+
+
+# Modules whose checks compile or launch processes on every case: no generated cases there.
+_NO_GENERATED = {"09", "10", "11", "12", "15"}
+
+
+def _column_major(v: Any) -> Any:
+    if isinstance(v, torch.Tensor) and v.dim() >= 2 and v.layout == torch.strided and min(v.shape[-2:]) > 1:
+        w = v.detach().mT.contiguous().mT
+        return w.requires_grad_(v.requires_grad) if v.is_leaf and v.requires_grad else w
+    return v
+
+
+def _first_rows(n: int) -> Callable[[Any], Any]:
+    def cut(v: Any) -> Any:
+        if isinstance(v, torch.Tensor) and v.dim() >= 1 and v.shape[0] > n and v.layout == torch.strided:
+            w = v.detach()[:n].clone()
+            return w.requires_grad_(v.requires_grad) if v.is_leaf and v.requires_grad else w
+        return v
+
+    return cut
+
+
+_VARIANTS = (
+    (_column_major, "the same values, non-contiguous (column-major)"),
+    (_first_rows(1), "a first dimension of size 1"),
+    (_first_rows(0), "a first dimension of size 0"),
+)
+
+
+def _generated_cases(ex: Exercise, cases: list[tuple]) -> list[tuple[tuple, str]]:
+    """Adversarial variants of the smallest case that has a tensor: each a (args, label) pair.
+    A variant that changes nothing is left out."""
+    if not ex.generated or ex.id.split(".")[0] in _NO_GENERATED:
+        return []
+    base = next((c for c in cases if any(isinstance(a, torch.Tensor) for a in c)), None)
+    if base is None:
+        return []
+    out = []
+    for change, label in _VARIANTS:
+        try:
+            args = tuple(change(a) for a in base)
+        except Exception:
+            continue
+        if any(a is not b for a, b in zip(args, base)):
+            out.append((args, label))
+    return out
 
 
 def _snapshot(args: tuple) -> tuple:
@@ -226,9 +282,21 @@ def evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
         return FAIL, f"the check could not build its inputs ({type(exc).__name__}: {exc})"
     rules = ex.all_rules()
     early, late = [r for r in rules if r.early], [r for r in rules if not r.early]
-    for i, args in enumerate(cases):
+    plan = [(args, "") for args in cases] + _generated_cases(ex, list(cases))
+    for i, (args, label) in enumerate(plan):
         ref_args, my_args = _snapshot(args), _snapshot(args)
         before = _snapshot(args)
+        where = _case_text(i, args) + (f" ({label})" if label else "")
+        if label:  # a generated case counts only where the reference accepts it and is repeatable
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    expected = ex.reference(*ref_args)
+                    again = ex.reference(*_snapshot(args))
+                if compare(again, expected, rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype):
+                    continue  # e.g. an underdetermined least-squares fit: no single right answer
+            except Exception:
+                continue
         try:  # the learner's function first: a stub returns at once, without paying for the reference
             got = fn(*my_args)
         except NotImplementedError as exc:
@@ -237,14 +305,14 @@ def evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
                     TODO,
                     f'not attempted yet (replace `raise NotImplementedError` with your answer; hint("{ex.id}") helps)',
                 )
-            return FAIL, f"your function raised NotImplementedError: {exc}{_case_text(i, args)}"
+            return FAIL, f"your function raised NotImplementedError: {exc}{where}"
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # SystemExit too: a learner's exit() must not kill the check
             text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            return FAIL, f"your function raised {type(exc).__name__}{': ' + text if text else ''}{_case_text(i, args)}"
-        expected = ex.reference(*ref_args)
-        where = _case_text(i, args)
+            return FAIL, f"your function raised {type(exc).__name__}{': ' + text if text else ''}{where}"
+        if not label:
+            expected = ex.reference(*ref_args)
         case = Case(fn=fn, args=my_args, got=got, fresh=lambda args=args: _snapshot(args))
         msg = _judge(early, case, i == 0)
         if msg:
