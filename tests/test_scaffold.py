@@ -132,6 +132,7 @@ import torch
 
 from ..checks import Exercise
 from ._inputs import randn
+from ._solutions import solution
 
 
 def _cases():
@@ -143,18 +144,18 @@ def _ex(number, title, reference, hints, wrong):
 
 
 EXERCISES = [
-    _ex(1, "Row sums", lambda t: t.sum(dim=1), ["Sum along dim=1.", "t.sum(dim=1)"],
+    _ex(1, "Row sums", solution("17", "row_sums"), ["Sum along dim=1.", "t.sum(dim=1)"],
         [lambda t: t.sum(dim=0), lambda t: t.sum()]),
-    _ex(2, "Column maxima", lambda t: t.amax(dim=0), ["A column runs along dim 0.", "t.amax(dim=0)"],
+    _ex(2, "Column maxima", solution("17", "column_max"), ["A column runs along dim 0.", "t.amax(dim=0)"],
         [lambda t: t.amax(dim=1), lambda t: t.max()]),
-    _ex(3, "Centre the columns", lambda t: t - t.mean(dim=0), ["Mean over dim 0.", "Broadcast the subtraction."],
+    _ex(3, "Centre the columns", solution("17", "centre"), ["Mean over dim 0.", "Broadcast the subtraction."],
         [lambda t: t - t.mean(), lambda t: t - t.mean(dim=1, keepdim=True)]),
-    _ex(4, "Unit rows", lambda t: t / torch.linalg.vector_norm(t, dim=1, keepdim=True),
+    _ex(4, "Unit rows", solution("17", "unit_rows"),
         ["torch.linalg.vector_norm with dim=1.", "keepdim=True lets it broadcast."],
         [lambda t: t / torch.linalg.vector_norm(t), lambda t: t / torch.linalg.vector_norm(t, dim=0)]),
-    _ex(5, "Count the positives", lambda t: int((t > 0).sum()), ["t > 0 is a boolean mask.", "int() of its sum."],
+    _ex(5, "Count the positives", solution("17", "count_positive"), ["t > 0 is a boolean mask.", "int() of its sum."],
         [lambda t: int((t >= 0).sum()) + 1, lambda t: int((t < 0).sum())]),
-    _ex(6, "Clip to [-1, 1]", lambda t: t.clamp(-1, 1), ["torch.clamp", "min=-1, max=1"],
+    _ex(6, "Clip to [-1, 1]", solution("17", "clip_unit"), ["torch.clamp", "min=-1, max=1"],
         [lambda t: t.clamp(0, 1), lambda t: t.clamp(min=-1)]),
 ]
 '''
@@ -272,7 +273,12 @@ def test_a_module_added_by_following_contributing_passes_the_tests(tmp_path: Pat
         env,
     )
     pytest_cmd = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x"]
-    sh([*pytest_cmd, "tests/test_consistency.py", "tests/test_checks.py"], course, env, timeout=900)
+    sh(
+        [*pytest_cmd, "tests/test_consistency.py", "tests/test_checks.py", "tests/test_one_source.py"],
+        course,
+        env,
+        timeout=900,
+    )
     notebooks = [f"{d}/{SLUG}.ipynb" for d in ("notebooks", "solutions", "exercises")]
     nbval = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/sanitize.cfg"]
     out = sh(

@@ -381,27 +381,27 @@ def _speedup_property(args, got):
 
 
 def _speedup_no_warmup(eager_fn, compiled_fn, x, repeat, clock):
-    start = clock()
-    for _ in range(repeat):
-        eager_fn(x)
-    eager_s = clock() - start
-    start = clock()
-    for _ in range(repeat):
-        compiled_fn(x)
-    return eager_s / (clock() - start)
+    def seconds(fn):  # repeat timed calls, nothing before them
+        start = clock()
+        for _ in range(repeat):
+            fn(x)
+        return clock() - start
+
+    return seconds(eager_fn) / seconds(compiled_fn)
 
 
 def _speedup_warmup_timed(eager_fn, compiled_fn, x, repeat, clock):
-    eager_fn(x)
-    start = clock()
-    for _ in range(repeat):
-        eager_fn(x)
-    eager_s = clock() - start
-    start = clock()
-    compiled_fn(x)  # the warm-up call, but the clock is already running
-    for _ in range(repeat):
-        compiled_fn(x)
-    return eager_s / (clock() - start)
+    def seconds(fn, warm_up_untimed):
+        if warm_up_untimed:
+            fn(x)
+        start = clock()
+        if not warm_up_untimed:
+            fn(x)  # the warm-up call, but the clock is already running
+        for _ in range(repeat):
+            fn(x)
+        return clock() - start
+
+    return seconds(eager_fn, True) / seconds(compiled_fn, False)
 
 
 EXERCISES = [

@@ -121,15 +121,15 @@ def _compiles_by_setting_no_reset(sizes):
     def f(x):
         return torch.sin(x) + 1
 
-    torch.compiler.reset()  # once, not between the settings
-    counts = []
-    for dynamic in (False, None, True):
+    def frames(dynamic):
         counter = _counter()
         compiled = torch.compile(f, backend=counter, dynamic=dynamic)
         for n in sizes:
             compiled(torch.ones(n))
-        counts.append(counter.frame_count)
-    return tuple(counts)
+        return counter.frame_count
+
+    torch.compiler.reset()  # once, not between the settings
+    return tuple(frames(dynamic) for dynamic in (False, None, True))
 
 
 # --- 10.4 ------------------------------------------------------------------------------
