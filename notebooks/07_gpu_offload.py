@@ -48,7 +48,7 @@ else:
 # saying whether it is supported; an error naming what is missing when it is too old.
 from torchcourse.preflight import check_torch
 
-check_torch()
+_ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
 # *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
@@ -235,19 +235,26 @@ except RuntimeError as exc:
 # clock (the function `torch.utils.benchmark.utils.timer.timer` in torch 2.13) calls
 # `torch.accelerator.synchronize()` when an accelerator is present and then reads the
 # ordinary wall clock (`timeit.default_timer`): a synchronised wall-clock time, like
-# `measure`'s. The next cell checks that in the installed source and times a matmul with it:
+# `measure`'s. (Older releases, before `torch.accelerator`, synchronised CUDA directly.) The
+# next cell checks that in the installed source and times a matmul with it:
 
-# %%
+# %% tags=["version-specific"]
 import inspect
 
 from torch.utils import benchmark
 from torch.utils.benchmark.utils import timer as benchmark_timer
 
-clock_source = inspect.getsource(benchmark_timer.timer)
-claim(
-    "torch.accelerator.synchronize()" in clock_source and "default_timer()" in clock_source,
-    "torch.utils.benchmark's clock synchronises through torch.accelerator, then reads a wall clock",
-)
+from torchcourse.preflight import version_tuple
+
+try:
+    clock_source = inspect.getsource(benchmark_timer.timer)
+except TypeError:  # a built-in clock (time.perf_counter): older torch on a machine without CUDA
+    clock_source = ""
+if version_tuple(torch.__version__) >= (2, 13, 0):
+    claim(
+        "torch.accelerator.synchronize()" in clock_source and "default_timer()" in clock_source,
+        "torch.utils.benchmark's clock synchronises through torch.accelerator, then reads a wall clock",
+    )
 
 # %%
 # NBVAL_IGNORE_OUTPUT

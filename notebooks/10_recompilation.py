@@ -44,7 +44,7 @@ else:
 # saying whether it is supported; an error naming what is missing when it is too old.
 from torchcourse.preflight import check_torch
 
-check_torch()
+_ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
 # *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
@@ -532,7 +532,7 @@ print("after reset, one more call -> compiles:", counter.frame_count)
 # `captured_logs()` block only keeps torch's long log of the same error out of the notebook.)
 
 
-# %% tags=["raises-exception"]
+# %% tags=["version-specific", "raises-exception"]
 def first_or_rest(x):
     if x.shape[0] == 1000:
         return x + 1
@@ -553,7 +553,7 @@ with captured_logs():
 # counter used in an `if`, a string key, a shape you did not expect) recompiles until the
 # limit and then runs eagerly, as shown above. In your own tests, make that an error:
 
-# %% tags=["raises-exception"]
+# %% tags=["version-specific", "raises-exception"]
 reset()
 with torch._dynamo.config.patch(recompile_limit=2, fail_on_recompile_limit_hit=True), captured_logs():
     bn = torch.compile(by_name, backend="eager")

@@ -44,7 +44,7 @@ else:
 # saying whether it is supported; an error naming what is missing when it is too old.
 from torchcourse.preflight import check_torch
 
-check_torch()
+_ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
 # *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*

@@ -125,7 +125,7 @@ def test_another_torch_is_noted_on_stderr_only(tmp_path: Path, mode: str):
     on stderr, with the range, and its stdout is the same as on the pinned torch."""
     cell = colab.source(module_of(ROOT / "notebooks" / "03_strides.py"))
     env = {"TORCHCOURSE_HOME": str(ROOT), "TORCHCOURSE_REPO": ROOT.as_uri()}  # Colab: already cloned
-    pinned, out_pinned, err_pinned = run_cell_stderr(tmp_path, cell, mode, env)
+    pinned, out_pinned, err_pinned = run_cell_stderr(tmp_path, cell, mode, env, torch_version=EXPECTED_TORCH)
     other, out_other, err_other = run_cell_stderr(tmp_path, cell, mode, env, torch_version=NEWEST_TESTED_TORCH)
     assert pinned["error"] is None and other["error"] is None, (pinned, other)
     assert pinned["calls"] == other["calls"] == []

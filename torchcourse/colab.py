@@ -81,7 +81,7 @@ if "google.colab" in sys.modules:
 # saying whether it is supported; an error naming what is missing when it is too old.
 from torchcourse.preflight import check_torch
 
-check_torch()"""
+_ = check_torch()"""
 
 GPU_CHECK = """\
     import torch

@@ -26,6 +26,7 @@ import collections
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -78,11 +79,17 @@ def record_line(nodeid: str, when: str, outcome: str, compared: bool | None, lon
     )
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_NOISE = ("assert reference_output == test_output", "Skipping ", "Full output truncated")
+
+
 def _head(longrepr: str, kind: str) -> str:
-    lines = [ln.rstrip() for ln in longrepr.splitlines() if ln.strip()]
-    if kind == "differ":
-        start = next((i for i, ln in enumerate(lines) if "Cell outputs differ" in ln), 0)
-        body = [ln for ln in lines[start + 1 :] if not set(ln.strip()) <= set("-=")]
+    lines = [_ANSI.sub("", ln).rstrip() for ln in longrepr.splitlines() if ln.strip()]
+    if kind == "differ":  # from nbval's "mismatch 'stdout'" on: what differs, not the cell's input
+        start = next((i for i, ln in enumerate(lines) if "mismatch" in ln), None)
+        if start is None:
+            start = next((i for i, ln in enumerate(lines) if "Cell outputs differ" in ln), 0) + 1
+        body = [ln for ln in lines[start:] if not set(ln.strip()) <= set("-=") and not ln.strip().startswith(_NOISE)]
         return "\n".join(body[:DIFF_LINES])
     if kind == "raise":  # the exception line(s) of the kernel's traceback, else the end
         errs = [ln for ln in lines if "Error" in ln or "Exception" in ln]
