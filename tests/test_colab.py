@@ -30,8 +30,8 @@ RUNNER = r"""
 import json, os, subprocess, sys, types
 
 mode, cell = sys.argv[2], open(sys.argv[1]).read()
+import torch  # imported first: a CUDA build's own import may start a process, which is not the cell's doing
 if len(sys.argv) > 3:
-    import torch
     torch.__version__ = sys.argv[3]
 calls = []
 real_run = subprocess.run
