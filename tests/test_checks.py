@@ -124,16 +124,15 @@ def test_changing_the_input_in_place_is_caught(ex):
     ):
         pytest.skip(f"{ex.id} takes no tensor argument to mutate")
 
-    def mutating(*args):
-        out = ex.reference(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
-        for a in args:
-            if isinstance(a, torch.Tensor) and a.numel() and a.device.type != "meta":
-                with torch.no_grad():  # a leaf that requires grad can still be changed in place
-                    if a.dtype == torch.bool:
-                        a.logical_not_()
-                    else:
-                        a.add_(1)
-                return out
+    def changeable(a):
+        return isinstance(a, torch.Tensor) and a.numel() and a.device.type != "meta"
+
+    def mutating(*args):  # written without a loop, so that a "no loop" rule does not answer first
+        out = ex.reference(*map(lambda a: a.clone() if isinstance(a, torch.Tensor) else a, args))
+        target = next(filter(changeable, args), None)
+        if target is not None:
+            with torch.no_grad():  # a leaf that requires grad can still be changed in place
+                target.logical_not_() if target.dtype == torch.bool else target.add_(1)
         return out
 
     status, message = evaluate(ex, mutating)

@@ -200,3 +200,37 @@ def in_fresh_process(fn: Callable[..., Any], *args: Any, threads: int = 1, **kwa
             raise RuntimeError(f"{fn.__qualname__} failed in a fresh process:\n{proc.stderr[-2000:]}")
         with open(path, "rb") as f:
             return pickle.load(f)
+
+
+def interleaved(
+    fns: list[Callable[[], Any]], number: int = 1, rounds: int = 7, device: Any = "cpu", threads: int | None = None
+) -> list[float]:
+    """Best seconds per call of each function, the functions taking turns round after round.
+
+    For a claim that compares functions ("A is faster than B"): timed one after the other, a
+    busy moment on the machine can slow only one of them and reorder the results; taking
+    turns, every function sees the same load. ``threads`` sets torch's thread count for the
+    timing (and puts it back): on a busy machine multi-threaded kernels slow down erratically,
+    one thread each compares the work itself. One warm-up call each first."""
+    before = torch.get_num_threads()
+    if threads is not None:
+        torch.set_num_threads(threads)
+    try:
+        return _interleaved(fns, number, rounds, device)
+    finally:
+        torch.set_num_threads(before)
+
+
+def _interleaved(fns: list[Callable[[], Any]], number: int, rounds: int, device: Any) -> list[float]:
+    for fn in fns:
+        fn()
+    synchronize(device)
+    best = [float("inf")] * len(fns)
+    for _ in range(rounds):
+        for k, fn in enumerate(fns):
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            synchronize(device)
+            best[k] = min(best[k], (time.perf_counter() - start) / number)
+    return best

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from ..checks import Exercise
+from ..rules import NoLoop
 from ._inputs import randint, randn
 from ._solutions import solution
 
@@ -121,6 +122,7 @@ EXERCISES = [
             (randn(20, 5, seed=12), 1.0),
             (torch.tensor([1.0, 2.0, 2.0, 3.0]), 2.0),
         ],
+        rules=[NoLoop()],
         hints=[
             "t > threshold is a bool tensor; summing it counts the True values.",
             "Strictly above: > not >=. Return a Python int (int(...) or .item()).",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from ..checks import Exercise
+from ..rules import Calls
 from ._inputs import randint, randn
 from ._solutions import solution
 
@@ -69,6 +70,7 @@ EXERCISES = [
         "Find an element by hand (warm-up)",
         element_at,
         cases=_element_cases,
+        rules=[Calls(forbid=("as_strided",), why="index the storage directly, without building the view")],
         hints=[
             "Element index (i, j, ...) sits at offset + i*stride[0] + j*stride[1] + ... in the storage.",
             "zip(index, stride) pairs each index with its stride; index the 1-D storage with the position.",
@@ -84,6 +86,12 @@ EXERCISES = [
         "Row-major strides (warm-up)",
         contiguous_strides,
         cases=lambda: [((3, 4),), ((2, 3, 4),), ((5,),), ((2, 1, 3, 2),), ((7, 1),)],
+        rules=[
+            Calls(
+                forbid=("empty", "zeros", "ones", "tensor", "empty_strided", "full", "rand", "randn"),
+                why="compute the strides from the shape, without creating a tensor",
+            )
+        ],
         hints=[
             "The last dimension has stride 1: neighbours along it are neighbours in memory.",
             "Each stride is the product of the sizes to its right: walk the shape from the end.",

@@ -9,6 +9,7 @@ import torch
 
 from ..checks import Exercise
 from ..compare import describe
+from ..rules import Calls, NoLoop
 from ._inputs import randint, randn
 from ._solutions import solution
 
@@ -284,6 +285,7 @@ EXERCISES = [
             (torch.tensor([2]), 3),
             (torch.zeros(0, dtype=torch.int64), 4),
         ],
+        rules=[Calls(forbid=("one_hot", "scatter", "scatter_"), why="use one broadcast comparison")],
         hints=[
             "Compare every label with every class number 0..k-1: a column (n, 1) against a row (k,) "
             "broadcasts to an (n, k) table of True/False.",
@@ -325,6 +327,7 @@ EXERCISES = [
             (randn(20, seed=62, dtype=torch.float64), 1),
             (randn(12, seed=63), 4),
         ],
+        rules=[NoLoop()],
         hints=[
             "x.unfold(0, k, 1) is a view holding every window of k consecutive elements, one window per row, "
             "stepping by 1.",
@@ -341,6 +344,13 @@ EXERCISES = [
         "A softmax that does not overflow (stretch)",
         stable_softmax,
         cases=_softmax_cases,
+        rules=[
+            Calls(
+                require=("exp", "amax", "sum"),
+                forbid=("softmax", "log_softmax"),
+                why="write the softmax yourself with exp, amax and sum",
+            )
+        ],
         hints=[
             "softmax(x) = exp(x) / sum(exp(x)) along dim. exp(1000.0) is inf in float32, and inf / inf is nan.",
             "Subtracting a constant from every element along dim leaves the softmax unchanged. Subtract each "

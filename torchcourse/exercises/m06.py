@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from ..checks import Exercise
+from ..rules import Calls, NoLoop
 from ._inputs import randn
 from ._solutions import solution
 
@@ -149,6 +150,10 @@ EXERCISES = [
         "One matrix, right-hand sides as rows",
         solve_rows,
         cases=_rows_cases,
+        rules=[
+            NoLoop(),
+            Calls(require=("linalg_solve",), forbid=("linalg_inv",), why="one call to torch.linalg.solve, no inverse"),
+        ],
         hints=[
             "solve(A, B) treats the *columns* of a 2-D B as right-hand sides.",
             "Your right-hand sides are the rows of B: turn them into columns (B.T), solve, and turn the "
@@ -165,6 +170,9 @@ EXERCISES = [
         "Fit a straight line with lstsq",
         fit_line,
         cases=_line_cases,
+        # one point or none leaves the line undetermined: lstsq's answer is then not repeatable
+        generated=False,
+        rules=[Calls(require=("linalg_lstsq",), why="fit the line with torch.linalg.lstsq")],
         hints=[
             "Each point gives one equation slope * x_i + intercept = y_i: a design matrix with a column of "
             "x and a column of ones.",
@@ -188,6 +196,7 @@ EXERCISES = [
             (randn(1, 2, 2, seed=42), randn(2, 2, seed=43)),
             (randn(6, 4, 4, seed=44, dtype=torch.float64), randn(4, 4, seed=45, dtype=torch.float64)),
         ],
+        rules=[Calls(require=("tensordot",), why="compute the scores with one torch.tensordot")],
         hints=[
             "The score of image i is sum over all pixels (h, w) of images[i, h, w] * template[h, w].",
             "torch.tensordot(a, b, dims=k) sums over the last k dimensions of a and the first k of b.",
@@ -240,6 +249,7 @@ EXERCISES = [
         "The square root of a positive-definite matrix (stretch)",
         spd_sqrt,
         cases=lambda: [(_spd(2, 70),), (_spd(4, 71),), (_spd(3, 72, batch=(2,)),)],
+        rules=[Calls(require=("linalg_eigh",), why="build the square root from torch.linalg.eigh")],
         hints=[
             "S.sqrt() takes the square root of each element; you want the matrix R with R @ R == S.",
             "eigh gives S = V diag(w) V^T. Take the square roots of the eigenvalues and put the pieces back "

@@ -12,7 +12,7 @@ import torch
 
 from ..checks import Exercise
 from ..compare import compare, describe
-from ..rules import NewObject
+from ..rules import Calls, NewObject
 from ._inputs import randint, randn
 from ._solutions import solution
 
@@ -270,6 +270,12 @@ EXERCISES = [
         "Create directly on a device",
         zeros_on,
         cases=_zeros_cases,
+        rules=[
+            Calls(
+                forbid=("to", "cuda", "copy_"),
+                why="create the tensor directly on the device (device=...), not on the CPU and then moved",
+            )
+        ],
         hints=[
             "Every creation function takes dtype= and device=: torch.zeros(shape, dtype=..., device=...).",
             "Take the shape and dtype from t; create on `device` directly instead of creating on the CPU and moving.",

@@ -9,7 +9,7 @@ import torch
 
 from ..checks import Exercise
 from ..compare import describe
-from ..rules import MemoryLimit
+from ..rules import Calls, MemoryLimit, NoLoop
 from ._inputs import generator, randn
 from ._solutions import solution
 
@@ -489,6 +489,10 @@ EXERCISES = [
         hit_or_miss,
         cases=_uniform_pairs,
         extra=_scalar_float32,
+        rules=[
+            NoLoop(),
+            Calls(forbid=("item", "tolist"), why="keep the estimate a tensor: one tensor expression, no .item()"),
+        ],
         hints=[
             "A point (x, y) in the unit square is a hit when it lies under the curve: y <= exp(-x²).",
             "The fraction of hits is the mean of a 0/1 tensor: turn the bool mask into float32 before taking the mean.",

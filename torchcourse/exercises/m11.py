@@ -14,7 +14,7 @@ import torch
 
 from ..checks import Exercise
 from ..compiletools import captured_logs
-from ..rules import Graph
+from ..rules import Graph, NoLoop
 from ._inputs import randn
 from ._solutions import solution
 
@@ -209,6 +209,7 @@ EXERCISES = [
         "Branch-free with torch.where",
         soft_clip,
         cases=_mixed_cases,
+        rules=[Graph()],
         hints=[
             "Compute both outcomes, x / m and x, then pick one with torch.where(condition, a, b).",
             "The condition m > 1 is a 0-d bool tensor; torch.where broadcasts it over x.",
@@ -238,6 +239,7 @@ EXERCISES = [
         "Standardise without .item()",
         safe_standardise,
         cases=_standardise_cases,
+        rules=[Graph()],
         hints=[
             "Keep the standard deviation as a 0-d tensor: s = x.std(), no .item(), no float().",
             "Replace 's if s >= 1e-3 else 1' with torch.where(s < 1e-3, torch.ones_like(s), s). "
@@ -254,6 +256,7 @@ EXERCISES = [
         "A piecewise loss without a loop (stretch)",
         huber,
         cases=_huber_cases,
+        rules=[Graph(), NoLoop()],
         hints=[
             "The loop's if/else decides per element: that is torch.where over the whole tensor.",
             "Inside: 0.5*x*x where |x| <= delta, delta*(|x| - delta/2) elsewhere; then .mean() (a 0-d tensor).",

@@ -12,6 +12,7 @@ from torch.distributed.tensor import Replicate, Shard
 
 from ..checks import Exercise
 from ..compare import shares_memory
+from ..rules import Calls
 from ._inputs import randint, randn
 from ._solutions import solution
 
@@ -134,6 +135,12 @@ EXERCISES = [
         "Which rows does a rank own? (warm-up)",
         rows_owned,
         cases=_rows_cases,
+        rules=[
+            Calls(
+                forbid=("chunk", "tensor_split", "split"),
+                why="work the row counts out with arithmetic, not torch.chunk",
+            )
+        ],
         hints=[
             (
                 "Shard(0) splits like torch.chunk: every chunk has ceil(n_rows / world_size) rows, "
@@ -251,6 +258,12 @@ EXERCISES = [
         cases=_col_matmul_cases,
         rtol=1e-4,
         atol=1e-5,
+        rules=[
+            Calls(
+                forbid=("cat", "concat", "concatenate", "hstack", "vstack"),
+                why="add up the ranks' local products; do not gather W or x whole",
+            )
+        ],
         hints=[
             "Rank r holds W's columns and x's rows of block r: w_r @ x_r is a full-size *partial* result.",
             "The answer is the sum of the ranks' partial products (what an all-reduce would compute).",
