@@ -125,8 +125,9 @@ check("12.3", squared_distances)
 # %% [markdown]
 # ### 12.4 · Tensors in, tensors out
 #
-# Write `assign_wrapper(X, means)`: it takes CPU tensors, calls the course's NumPy function
-# `km.assign_numpy` on them, and returns the labels as a **tensor** (int64, shape `(n,)`).
+# Write `assign_wrapper(X, means)`: it takes CPU tensors and returns the labels of the course's
+# NumPy function `km.assign_numpy` as a **tensor** (int64, shape `(n,)`). Tip: call it on the
+# tensors' NumPy views, which share their memory.
 # Compiled, a wrapper like this keeps the data on the device (the lesson's `km.assign_tensors`).
 
 

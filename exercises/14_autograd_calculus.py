@@ -142,7 +142,7 @@ check("14.4", penalised_f2)
 #
 # Write `hessians_f3(points)` that returns the Hessian of
 # `f3 = sin x + x² − 2 cos y + y² + z²` at every row of `points`: shape `(N, 3, 3)`. Use
-# `torch.func` rather than working it out by hand.
+# Tip: `torch.func` computes it, with no derivative worked out by hand.
 
 
 # %%

@@ -126,7 +126,8 @@ check("04.3", mean_counts)
 #
 # Write `smallest_int_dtype(lo, hi)` that returns the smallest **signed** integer dtype
 # (`torch.int8`, `torch.int16`, `torch.int32` or `torch.int64`) that can hold every integer from
-# `lo` to `hi`, both included. Read the ranges from `torch.iinfo`; do not type them in.
+# `lo` to `hi`, both included. Tip: `torch.iinfo(dtype).min` and `.max` give the ranges, so
+# none needs typing in.
 # For example `smallest_int_dtype(0, 200)` is `torch.int16`.
 
 

@@ -149,7 +149,7 @@ check("07.4", matmul_gflops)
 #
 # Consumer GPUs are slow at float64. Write `gpu_friendly(t, device)` that returns `t` on
 # `device`, with float64 converted to float32 and every other dtype (float32, integers,
-# bool) kept as it is. Do it in one `.to(...)` call.
+# bool) kept as it is. Tip: one `.to(...)` call can change the device and the dtype together.
 
 
 # %%

@@ -144,8 +144,8 @@ check("08.3", inspect_standardise)
 #
 # `state` is the `state_dict()` of an `nn.Linear` layer whose sizes you are not told (it
 # may have been built with `bias=False`). Write `linear_from_state(state, x)` that rebuilds
-# the layer from `state` and returns its output on `x`. Use an `nn.Linear` and
-# `load_state_dict`, not your own formula.
+# the layer from `state` and returns its output on `x`. Tip: an `nn.Linear` and
+# `load_state_dict` do it with no formula of your own.
 
 
 # %%
@@ -187,7 +187,7 @@ check("08.5", predict)
 #
 # Complete `LazyProjection`: it projects each row `x` onto the column space of `A`, with
 # `P = A @ torch.linalg.pinv(A)` and output `x @ P.T`, as in the lesson. `P` must be built
-# **on the first call only**, kept as a **buffer** afterwards (so `.to()` moves it), and
+# **on the first call**, not in `__init__`, kept as a **buffer** afterwards (so `.to()` moves it), and
 # **not saved** by `state_dict()` (it is derived from `A`). Before the first call the
 # module's only buffer is `A`.
 

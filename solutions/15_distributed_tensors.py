@@ -203,7 +203,7 @@ check("15.6", ring_all_reduce_bytes)
 # `w_shards[r]` is rank `r`'s block of rows of a matrix `W` (`Shard(0)`, possibly empty) and
 # every rank holds all of `x` (`Replicate()`). Write `row_sharded_matmul(w_shards, x)` that
 # computes each rank's local product and returns the full `W @ x` assembled from them.
-# (Computing `W` first and multiplying once is not the point: work from the local shards.)
+# (Tip: work from the local shards, as the ranks would; building `W` first is what sharding avoids.)
 
 
 # %%

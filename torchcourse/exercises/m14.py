@@ -8,6 +8,7 @@ import torch
 from torch.func import grad, vmap
 
 from ..checks import Exercise
+from ..rules import Rule, recorded_calls
 from ._inputs import randn
 from ._solutions import solution
 
@@ -154,6 +155,23 @@ def _polar_cases():
     ]
 
 
+class _DerivativeFromAutograd(Rule):
+    """14.3 takes g' from autograd: torch.autograd.grad or .backward() (any torch.func entry
+    calls grad underneath), not a finite difference or a derivative typed in."""
+
+    name = "g' from autograd"
+    every_case = False
+
+    def judge(self, case):
+        try:
+            calls = set(recorded_calls(case.fn, case.fresh()))
+        except Exception:  # noqa: BLE001 - an odd answer is the comparison's to report
+            return None
+        if not calls & {"grad", "backward"}:
+            return "your function never asks autograd for g'; use torch.autograd.grad (or .backward())"
+        return None
+
+
 EXERCISES = [
     Exercise(
         "14.1",
@@ -196,6 +214,7 @@ EXERCISES = [
         newton,
         cases=_newton_cases,
         extra=_requires_no_grad,
+        rules=[_DerivativeFromAutograd()],
         hints=[
             "Each step: x = x.detach().requires_grad_(); gx = g(x); the derivative is "
             "torch.autograd.grad(gx.sum(), x)[0]; then x = x − gx / derivative.",
