@@ -130,21 +130,9 @@ def allocations(fn: Callable[[], object]) -> list[int]:
     Read from torch.profiler's event tree (the profiler sees every allocation torch makes,
     including the temporaries inside one operation, such as the int64 copy inside an int8 sum).
     """
-    import os
-    import sys
+    from .profiling import profile_memory
 
-    from torch.profiler import ProfilerActivity, profile
-
-    sys.stderr.flush()  # the profiler's C++ side writes to fd 2: keep a notebook's stderr quiet
-    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)
-    try:
-        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
-            fn()
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
+    prof = profile_memory(fn)
     found: list[tuple[int, int]] = []
     stack = list(prof.profiler.kineto_results.experimental_event_tree())
     while stack:

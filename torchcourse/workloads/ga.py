@@ -177,23 +177,9 @@ def bytes_allocated(fn: Callable[[], object]) -> int:
     Counts torch's allocations only (NumPy's are invisible to it). Why: ``torch.sum`` of int8
     quietly allocates an int64 copy of its input; this number shows it.
     """
-    import os
-    import sys
+    from ..profiling import profile_memory
 
-    from torch.profiler import ProfilerActivity, profile
-
-    # The profiler's C++ side writes start/stop lines and warnings to file descriptor 2;
-    # send them to /dev/null for the call so a notebook's stderr stays quiet and stable.
-    sys.stderr.flush()
-    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)
-    try:
-        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
-            fn()
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
+    prof = profile_memory(fn)
     return int(sum(e.self_cpu_memory_usage for e in prof.key_averages() if e.self_cpu_memory_usage > 0))
 
 
