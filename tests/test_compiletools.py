@@ -142,3 +142,30 @@ def test_in_a_notebook_logs_are_captured_and_an_empty_capture_fails():
     assert [o.get("ename") for o in second if o["output_type"] == "error"] == ["NothingCaptured"]
     assert "the recompile reason" in str(err.value)
     assert not [o for o in second if o.get("name") == "stdout"], "no empty fact printed"
+
+
+def test_a_handler_of_any_class_that_writes_to_stderr_is_captured(capfd):
+    """torch 2.15 logs through its own Handler subclass, not logging.StreamHandler: handlers are
+    chosen by the stream they write to. A class-based choice (the old one) misses this one: it
+    holds the real stderr from before the block, so redirecting sys.stderr does not catch it."""
+
+    class OwnHandler(logging.Handler):
+        def __init__(self):
+            super().__init__()
+            self.stream = sys.stderr
+
+        def emit(self, record):
+            self.stream.write(self.format(record) + "\n")
+
+    logger = logging.getLogger("torch._dynamo.course_test")
+    handler, propagate = OwnHandler(), logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False  # only this handler sees the record
+    try:
+        with captured_logs() as logs:
+            logger.warning("a line from a handler of its own class")
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+    assert logs.require("a handler of its own class", "the line")
+    assert "a handler of its own class" not in capfd.readouterr().err

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -43,7 +44,7 @@ def _notebook(tmp_path):
 
 
 def _nbval(tmp_path, mode: str, record=None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("TORCHCOURSE_DRIFT")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TORCHCOURSE_DRIFT")}
     env[drift.ENV_FORCE] = mode
     if record:
         env[drift.ENV_RECORD] = str(record)
