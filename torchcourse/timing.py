@@ -112,6 +112,57 @@ def copy_bandwidth(nbytes: int = 256 * 2**20, device: torch.device | str = "cpu"
     return 2 * src.numel() * 4 / t.min / 1e9
 
 
+def read_bandwidth(nbytes: int = 256 * 2**20, device: torch.device | str = "cpu", repeat: int = 5) -> float:
+    """Measured read bandwidth in GB/s: a large ``sum`` reads ``nbytes`` and writes one number.
+
+    The limit for a kernel that mostly reads (a reduction, a comparison that writes a narrow
+    result). It can exceed :func:`copy_bandwidth`: a copy's stores also cost a write-allocate
+    read on most CPUs, which this kernel does not pay.
+    """
+    src = torch.ones(nbytes // 4, dtype=torch.float32, device=device)
+    t = measure(src.sum, repeat=repeat, number=1, warmup=2, device=device)
+    return src.numel() * 4 / t.min / 1e9
+
+
+def write_bandwidth(nbytes: int = 256 * 2**20, device: torch.device | str = "cpu", repeat: int = 5) -> float:
+    """Measured write bandwidth in GB/s: ``fill_`` of a buffer allocated and touched beforehand.
+
+    The limit for a kernel whose traffic is mostly stores (a fill, a factory, a wide output
+    from a narrow input).
+    """
+    dst = torch.zeros(nbytes // 4, dtype=torch.float32, device=device)
+    t = measure(lambda: dst.fill_(1.0), repeat=repeat, number=1, warmup=2, device=device)
+    return dst.numel() * 4 / t.min / 1e9
+
+
+@dataclass
+class Limits:
+    """The memory limits of this machine, measured in one run (GB/s, 1 GB = 1e9 B)."""
+
+    read_GBps: float
+    write_GBps: float
+    copy_GBps: float  # bytes read + bytes written by dst.copy_(src)
+
+    def for_traffic(self, bytes_read: int, bytes_written: int) -> tuple[str, float]:
+        """The limit that matches a kernel's traffic: ``("read", GB/s)`` when it mostly reads
+        (writes under a tenth of its reads), ``("write", ...)`` when it mostly writes, else
+        ``("copy", ...)``."""
+        if bytes_written * 10 <= bytes_read:
+            return "read", self.read_GBps
+        if bytes_read * 10 <= bytes_written:
+            return "write", self.write_GBps
+        return "copy", self.copy_GBps
+
+
+def memory_limits(nbytes: int = 256 * 2**20, device: torch.device | str = "cpu", repeat: int = 5) -> Limits:
+    """Read, write and copy bandwidth of ``nbytes`` buffers, measured back to back."""
+    return Limits(
+        read_bandwidth(nbytes, device, repeat),
+        write_bandwidth(nbytes, device, repeat),
+        copy_bandwidth(nbytes, device, repeat),
+    )
+
+
 # Environment variables that size the thread pools of torch (OpenMP, MKL) and of NumPy's
 # BLAS (OpenBLAS on pip's NumPy for Linux and Windows, Apple's Accelerate on macOS).
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")

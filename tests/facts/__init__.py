@@ -1,0 +1,47 @@
+"""Facts the lessons state about torch, one executable assertion each.
+
+A lesson sentence that says what an API does (view or copy, result dtype, which op runs, what
+specialises or recompiles, what raises) is backed here. Each module ``lNN.py`` registers its
+lesson's facts with :func:`fact`::
+
+    @fact("16", "zero-dim-index-is-a-view",
+          "indexing with a 0-d integer tensor returns a view")
+    def _():
+        x = torch.arange(5.0)
+        assert x[torch.tensor(2)]._base is x
+
+``sentence`` is quoted from the lesson's ``.py`` (markdown or code comment), word for word up to
+whitespace and Markdown emphasis, so a fact that stops holding on a new torch names the sentence
+to revise, and a sentence that is rewritten must bring its fact along. ``tests/test_facts.py``
+runs every fact (also under ``make drift``) and checks each quote against its lesson.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Fact:
+    lesson: str  # "16"
+    slug: str  # "zero-dim-index-is-a-view"
+    sentence: str  # quoted from the lesson
+    run: Callable[[], None]  # raises AssertionError when the fact does not hold
+
+    @property
+    def id(self) -> str:
+        return f"{self.lesson}-{self.slug}"
+
+
+FACTS: list[Fact] = []
+
+
+def fact(lesson: str, slug: str, sentence: str) -> Callable[[Callable[[], None]], Callable[[], None]]:
+    """Register the decorated function as the test of ``sentence`` in lesson ``lesson``."""
+
+    def register(fn: Callable[[], None]) -> Callable[[], None]:
+        FACTS.append(Fact(lesson, slug, sentence, fn))
+        return fn
+
+    return register
