@@ -41,7 +41,23 @@ DRIFT_PIP_ARGS ?=
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: lab test lint notebooks check-notebooks install browser site bench drift clean help
+.PHONY: lab test lint notebooks check-notebooks install browser site bench drift clean help python-check
+
+# The suite, the build and the drift run hold every lesson's claims strictly: a statement its own
+# run does not support fails the cell (torchcourse.claims). `make lab` does not: a learner's
+# notebook prints a note and goes on.
+test drift notebooks check-notebooks: export TORCHCOURSE_STRICT_CLAIMS := 1
+
+# The Pythons the course supports: 3.11, 3.12 and 3.13 are tested (3.10 reached its end of life
+# in October 2026, and NumPy 2.4 needs 3.11). Checked before anything is installed, with one line
+# instead of pip's traceback; an existing .venv is checked too.
+MIN_PYTHON := 3.11
+python-check:
+	@py=$$(test -x $(PY) && echo $(PY) || echo $(PYTHON)); \
+	$$py -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
+	echo "This course needs Python $(MIN_PYTHON) or newer (3.11, 3.12 and 3.13 are tested); $$py is $$($$py -V 2>&1 || echo missing)."; \
+	echo "Choose another with e.g. 'make test PYTHON=python3.12' (and 'make clean' first if .venv was made with the old one)."; \
+	exit 1; }
 
 help:
 	@sed -n "1,13p" Makefile
@@ -54,7 +70,7 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps -e .
 	@touch $@
 
-install: $(STAMP)
+install: python-check $(STAMP)
 
 # The browser test drives Debian's Chromium (never a downloaded browser build).
 browser:
@@ -64,7 +80,7 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "note: $(CHROMIUM) is missing and this is not root: run 'sudo apt-get install chromium' or the browser test fails"; fi
 
-lab: $(STAMP)
+lab: python-check $(STAMP)
 	JUPYTERLAB_WORKSPACES_DIR=$(CURDIR)/.venv/jupyter-workspaces \
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(CURDIR) notebooks/00_start_here.ipynb $(ROOT_FLAG) $(LAB_ARGS)
 
@@ -72,7 +88,7 @@ lab: $(STAMP)
 lint: $(STAMP)
 	PRE_COMMIT_HOME=$(CURDIR)/.venv/pre-commit $(VENV)/bin/pre-commit run --all-files --show-diff-on-failure
 
-test: $(STAMP) browser lint
+test: python-check $(STAMP) browser lint
 	@rc=0; $(PYTEST) $(TEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests; that is a failure"; exit 1; fi; \
 	exit $$rc
@@ -93,7 +109,7 @@ check-notebooks: $(STAMP)
 # (cells tagged version-specific run but are not compared; tests/sanitize-drift.cfg is added);
 # torchcourse.drift writes results/drift-$(TORCH).md and fails when a cell differs or raises,
 # a test fails, or nothing was collected. .venv is never touched.
-drift: browser
+drift: python-check browser
 	@test -n "$(TORCH)" || { echo "usage: make drift TORCH=<version> [TORCH_INDEX=cpu]"; exit 2; }
 	@test -x $(DRIFT_PY) || $(PYTHON) -m venv $(DRIFT_VENV)
 	$(DRIFT_PY) -m pip install --quiet --upgrade pip

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -92,6 +93,70 @@ def test_a_flipped_claim_makes_the_lesson_fail_under_nbval(tmp_path):
     bad = nbval("flipped.ipynb")
     assert bad.returncode != 0, f"a flipped claim in {source.name} passed nbval"
     assert "ClaimError" in bad.stdout and "does not support it" in bad.stdout
+
+
+def test_a_false_claim_raises_in_strict_mode_and_speaks_to_the_learner_otherwise(monkeypatch, capsys):
+    monkeypatch.delenv("TORCHCOURSE_BUILD", raising=False)
+    for value in ("1", "yes"):
+        monkeypatch.setenv("TORCHCOURSE_STRICT_CLAIMS", value)
+        with pytest.raises(ClaimError, match="compiled is faster"):
+            claim(False, "compiled is faster", evidence="3.0 s vs 1.0 s")
+    monkeypatch.delenv("TORCHCOURSE_STRICT_CLAIMS")
+    monkeypatch.setenv("TORCHCOURSE_BUILD", "1")  # the build executes notebooks strictly
+    with pytest.raises(ClaimError):
+        claim(False, "compiled is faster")
+    for env in ({"TORCHCOURSE_STRICT_CLAIMS": "0", "TORCHCOURSE_BUILD": "1"}, {}):
+        monkeypatch.delenv("TORCHCOURSE_BUILD", raising=False)
+        monkeypatch.delenv("TORCHCOURSE_STRICT_CLAIMS", raising=False)
+        for k, v in env.items():
+            monkeypatch.setenv(k, v)
+        capsys.readouterr()
+        claim(False, "compiled is faster", evidence="3.0 s vs 1.0 s")  # no exception: a note
+        out = capsys.readouterr().out
+        assert "does not support the lesson's statement 'compiled is faster'" in out
+        assert "Evidence: 3.0 s vs 1.0 s" in out and "differs from the one these outputs were made on" in out
+
+
+def test_the_suite_itself_runs_claims_strictly():
+    """Set by tests/conftest.py, so a bare `pytest` is as strict as `make test`."""
+    assert os.environ.get("TORCHCOURSE_STRICT_CLAIMS") == "1"
+    assert "export TORCHCOURSE_STRICT_CLAIMS" in (ROOT / "Makefile").read_text(encoding="utf-8")
+
+
+_RUN_ALL = """
+import sys, nbformat
+from nbclient import NotebookClient
+nb = nbformat.read(sys.argv[1], as_version=4)
+NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=False).execute()
+ran = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+print("cells run:", sum(c.execution_count is not None for c in ran), "of", len(ran))
+print("".join(o.get("text", "") for c in ran for o in c.outputs if o.get("name") == "stdout"))
+"""
+
+
+def test_a_learner_who_runs_all_reaches_the_last_cell_past_a_false_claim(tmp_path):
+    """Learner mode, as in JupyterLab: the flipped claim prints its note and "Run all" goes on."""
+    source = ROOT / "notebooks" / "02_storage_and_views.ipynb"
+    nb = json.loads(source.read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            cell["outputs"], cell["execution_count"] = [], None
+    _flip_first_claim(nb)
+    path = tmp_path / "flipped.ipynb"
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("TORCHCOURSE_STRICT_CLAIMS", "TORCHCOURSE_BUILD")}
+    run = subprocess.run(
+        [sys.executable, "-c", _RUN_ALL, str(path)],
+        cwd=ROOT / "notebooks",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    counts = re.search(r"cells run: (\d+) of (\d+)", run.stdout)
+    assert counts and counts[1] == counts[2], run.stdout[-2000:]
+    assert "note: this run does not support the lesson's statement" in run.stdout
 
 
 @pytest.mark.parametrize("py", LESSONS, ids=rel)

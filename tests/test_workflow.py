@@ -16,7 +16,9 @@ def test_workflow_runs_the_same_suite_as_ci_run():
     assert any("cache" in s.get("uses", "") for s in steps) and any(
         "upload-artifact" in s.get("uses", "") for s in steps
     )
-    assert "3.11" in wf["jobs"]["test"]["container"]
+    job = wf["jobs"]["test"]
+    assert job["strategy"]["matrix"]["python"] == ["3.11", "3.12", "3.13"], "every Python the README names"
+    assert "${{ matrix.python }}" in job["container"]
 
 
 def test_a_scheduled_job_runs_the_drift_suite_on_the_newest_torch_and_uploads_its_report():

@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
-REQUIRED_PYTHON = (3, 10)
+REQUIRED_PYTHON = (3, 11)
 EXPECTED_TORCH = "2.13.0"  # the stored outputs are made with this release
 MINIMUM_TORCH = "2.10.0"  # the oldest release on which `make drift` passes
 NEWEST_TESTED_TORCH = "2.15.0"  # the newest release `make drift` was run with
