@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 04 · Dtypes
@@ -157,7 +157,7 @@ for dt in DTYPES:
 # ## Memory footprint per dtype
 #
 # Bytes per element times the number of elements is the memory a tensor needs; a 2-byte dtype
-# halves it compared with float32, and roughly halves the time of memory-bound operations too.
+# halves it compared with float32, and halves the bytes every operation on it reads and writes.
 # Here is the footprint of a 10-million-element tensor (a 1000x10000 table):
 
 # %%
@@ -335,6 +335,7 @@ genes = torch.randint(1, 25, (4_000, 1_000), generator=torch.Generator().manual_
 totals = genes.sum(dim=1)
 print("genes:", genes.dtype, f"{genes.numel() * genes.element_size() / 1e6:.0f} MB")
 print("sum(dim=1):", totals.dtype, f"{totals.numel() * totals.element_size() / 1e3:.0f} kB for {totals.numel()} totals")
+# by construction (dtypes): the same on every machine
 claim(totals.dtype == torch.int64, "the sum of an int8 tensor is int64")
 claim(genes.max().dtype == torch.int8, "max keeps the input's dtype, int8")
 
@@ -375,11 +376,12 @@ for label, fn in [
     peak, op = largest_allocation(fn)
     peaks[label] = peak
     print(f"{label:<31} largest allocation {peak / 1e6:5.1f} MB = {peak / input_bytes:.0f}x the input, in {op}")
+# by construction (bytes): the int64 copy is 8 bytes per element on every machine
 claim(peaks["sum(dim=1)"] >= 8 * input_bytes, "the default sum allocates at least 8x the input's bytes")
 claim(peaks["sum(dim=1, dtype=torch.int16)"] <= 2 * input_bytes, "with dtype=torch.int16 it allocates at most 2x")
 
 # %% [markdown]
-# `sum` first *casts the whole input* to the result dtype (that is the `aten::to`) and then
+# On the CPU, `sum` first *casts the whole input* to the result dtype (that is the `aten::to`) and then
 # reduces: 4 MB of genes cost a hidden 32 MB int64 copy. At the population size of a real
 # genetic algorithm (900,000 x 1,000 genes, 0.9 GB) that is a 7.2 GB temporary. The fix is to ask
 # for the smallest accumulator that cannot overflow. The largest possible total is 24 x 1000 =
@@ -395,13 +397,23 @@ print("int8 accumulator wraps:", genes.sum(dim=1, dtype=torch.int8)[:4].tolist()
 # %% [markdown]
 # The copy costs time as well as memory. The next cell times the three calls, with NumPy's
 # `sum(axis=1)` over the same bytes beside them: NumPy also returns int64, but it converts the
-# input in small buffers as it goes instead of copying all of it first.
+# input in small buffers as it goes instead of copying all of it first. Python's `tracemalloc`
+# sees NumPy's allocations, so it can show the peak:
 
 # %%
+import tracemalloc
+
 from torchcourse import measure
 
 genes_np = genes.numpy()  # shares memory with genes: the same bytes
 print("NumPy totals equal PyTorch's:", np.array_equal(genes_np.sum(axis=1), totals.numpy()))
+tracemalloc.start()
+genes_np.sum(axis=1)
+numpy_peak = tracemalloc.get_traced_memory()[1]
+tracemalloc.stop()
+print(f"NumPy's peak allocation: under a tenth of the input's {input_bytes / 1e6:.0f} MB:", numpy_peak < input_bytes / 10)
+# by construction: NumPy's buffered conversion holds a few buffers and the 32 kB result, not a copy
+claim(numpy_peak < input_bytes / 10, "NumPy's sum(axis=1) allocates under a tenth of the input, no int64 copy")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -428,8 +440,8 @@ print(
 # the ratios move. A published benchmark of genetic-algorithm fitness
 # (900,000 chromosomes x 1,000 int8 genes, on a laptop CPU; see
 # [docs/reference-figures.md](../docs/reference-figures.md), B) measured eager PyTorch `sum(dim=1)` at
-# 2.52 s against NumPy's `sum(axis=1)` at 0.51 s: at that size the 7.2 GB copy no longer fits in any
-# cache. Module 13 takes that case study apart.
+# 2.52 s against NumPy's `sum(axis=1)` at 0.51 s: at that size the copy is a 7.2 GB temporary that
+# must be written to main memory and read back. Module 13 takes that case study apart.
 
 # %% [markdown]
 # ## float32 accuracy
@@ -480,6 +492,8 @@ print(f"Python loop, float32 accumulator: relative error {loop_error:.1e}")
 print(f"Python loop, Python floats:       relative error below 1e-12: {rel_error(loop_sum_python(x)) < 1e-12}")
 print(f"x.sum() in float32:               relative error below 1e-6:  {rel_error(x.sum().item()) < 1e-6}")
 print(f"x.double().sum() in float64:      relative error below 1e-12: {rel_error(x.double().sum().item()) < 1e-12}")
+# Rounding, not timing: the loop's error is fixed (NumPy adds in order); the cascade's stays near
+# 5e-8 at 1 or 2 threads and with AVX512, AVX2 or no vector unit, 40x below it, so 10x holds anywhere.
 claim(
     rel_error(x.sum().item()) < loop_error / 10,
     "x.sum() in float32 is more than 10x closer to the exact sum than the float32 loop",
@@ -487,15 +501,21 @@ claim(
 
 # %% [markdown]
 # The float32 loop is off by about 2 in a million; `x.sum()` in float32 is more than ten times
-# closer, because PyTorch adds in many independent partial sums (vector lanes, blocks, threads) that
-# stay small, so each rounding is small. How the work is split depends on the number of threads, so
-# the last digits of a large float32 sum differ from machine to machine; that is why the cell prints
-# a bound. The values on your machine:
+# closer, because PyTorch's CPU `sum` does not add left to right: it sums short runs of elements
+# separately and adds their totals in a tree (a *cascade*), so every partial sum stays small and so
+# does every rounding. Each thread sums its own block of the tensor, so the last digits of a large
+# float32 sum change with the number of threads; that is why the cell prints a bound. The values on
+# your machine, at one thread and at all of them:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-print(f"x.sum() float32: {x.sum().item():.4f}, relative error {rel_error(x.sum().item()):.1e}")
-print(f"exact:           {exact:.4f}")
+threads = torch.get_num_threads()
+torch.set_num_threads(1)
+one_thread = x.sum().item()
+torch.set_num_threads(threads)
+print(f"x.sum() float32, 1 thread:  {one_thread:.4f}, relative error {rel_error(one_thread):.1e}")
+print(f"x.sum() float32, {threads} threads: {x.sum().item():.4f}, relative error {rel_error(x.sum().item()):.1e}")
+print(f"exact:                      {exact:.4f}")
 
 # %% [markdown]
 # How does the error grow with the number of terms? NumPy's `cumsum` on float32 is a plain running
@@ -523,6 +543,8 @@ ax.legend(fontsize=8)
 ax.grid(alpha=0.3, which="both")
 plt.show()
 eps32 = torch.finfo(torch.float32).eps
+# Rounding, not timing: NumPy's running sum is the same on every CPU (about 170 eps at 1e7); the
+# cascade sum stayed under 0.9 eps at 1 and 2 threads and at every vector width tried.
 claim(loop_err[-1] > 100 * eps32, "the running float32 sum of 10 million terms is off by more than 100 eps")
 claim(sum_err.max() < 2 * eps32, "x.sum() stays within 2 eps at every length")
 
@@ -530,8 +552,22 @@ claim(sum_err.max() < 2 * eps32, "x.sum() stays within 2 eps at every length")
 # The running sum's error grows with the number of terms, from about `eps` to over a hundred times `eps`
 # (each new term is rounded to the spacing of an ever larger total); `x.sum()` stays near `eps` at every
 # length (points at 1e-10 are exact sums). When a
-# float32 total must be trustworthy, accumulate in float64: `x.sum(dtype=torch.float64)` reads
-# float32 and adds in float64 (or sum pieces and add the pieces).
+# float32 total must be trustworthy, accumulate in float64: `x.sum(dtype=torch.float64)` returns the
+# float64 sum. It has a cost you met with the int8 sum: on the CPU it first converts the whole input to
+# a float64 copy, twice the input's bytes, and only then adds. The profiler shows it:
+
+# %%
+peak64, op64 = largest_allocation(lambda: big.sum(dtype=torch.float64))
+big_bytes = big.numel() * big.element_size()
+print(f"big.sum(dtype=torch.float64): largest allocation {peak64 / 1e6:.0f} MB = {peak64 / big_bytes:.0f}x the input, in {op64}")
+error64 = abs(big.sum(dtype=torch.float64).item() - reference[-1].item()) / reference[-1].item()
+print("relative error below 1e-12:", error64 < 1e-12)
+# by construction: bytes of the float64 copy the CPU sum makes first
+claim(peak64 >= 2 * big_bytes, "sum(dtype=torch.float64) of a float32 tensor allocates a float64 copy, 2x the input")
+
+# %% [markdown]
+# For a tensor too large to copy twice over, sum it in chunks (`big.split(1_000_000)`), each chunk with
+# `dtype=torch.float64`, and add the chunk totals: the copy is then one chunk's size.
 #
 # ### Catastrophic cancellation
 #
@@ -858,10 +894,11 @@ print(torch.get_float32_matmul_precision())
 # * Promotion: highest category wins; dimensioned tensors outrank 0-d tensors and Python numbers;
 #   `torch.result_type` predicts it. NumPy 2 (NEP 50) differs for NumPy scalars, out-of-range
 #   Python ints, and integers meeting floats (float64 there, float32 here).
-# * Integer arithmetic wraps silently; integer `sum` returns int64 after an 8x copy of an int8
-#   input. Pass the smallest safe accumulator with `dtype=`.
+# * Integer arithmetic wraps silently; integer `sum` returns int64, and on the CPU it first copies an
+#   int8 input to int64 (8x its bytes). Pass the smallest safe accumulator with `dtype=`.
 # * float32 keeps ~7 digits: long running sums drift, subtraction of close numbers cancels
-#   (`expm1`, `log1p`, the stable quadratic formula). Accumulate in float64 when it matters.
+#   (`expm1`, `log1p`, the stable quadratic formula). Accumulate in float64 when it matters
+#   (`sum(dtype=torch.float64)` copies the input to float64 first: chunk a large one).
 # * float16 overflows at 65504; bfloat16 has float32's range but 256 + 1 = 256. Accumulate in float32.
 # * TF32 (10-bit mantissa) speeds up float32 matmuls on Ampere+ GPUs; tensors stay float32. Allow it
 #   with `torch.backends.cuda.matmul.fp32_precision = "tf32"` (or the older

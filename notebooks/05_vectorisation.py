@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 05 · Vectorisation and measuring speed
@@ -189,18 +189,21 @@ print(
 
 # %% [markdown]
 # The cell below checks what the rest of this notebook relies on, with margins wide enough for
-# any machine: the loop is more than a hundred times slower than the vectorised sum (the
-# printed ratios are in the thousands or more; the published one is 7,163x), and per element the
+# any machine: at 1e5 elements the loop is more than a hundred times slower than the vectorised sum
+# (the table gives your ratio at every size; the published one is 7,163x), and per element the
 # vectorised sum costs a few nanoseconds or less, while the loop costs roughly a microsecond or more: that
-# per-element cost is what you pay for every element you touch from Python. On a busy machine
-# the ratio grows: a loop that runs for a tenth of a second is always interrupted by other
-# programs, while among many calls of a few microseconds, some run undisturbed and set the min.
+# per-element cost is what you pay for every element you touch from Python. At 10 or 100 elements
+# the ratio is much smaller: there the vectorised call costs its fixed overhead, not its elements
+# (the plot below shows it). On a busy machine every repeat of either can be paused while other
+# programs run; the min of several repeats is the least disturbed one, which is why the table uses it.
 
 # %%
 loop_per_element = by_n[100_000].loop.min / 100_000
 sum_per_element = by_n[10_000_000].vectorised.min / 10_000_000
+# Python loop (a microsecond per element) vs one kernel (nanoseconds): >100x on any CPU, at 1 thread.
 claim(by_n[100_000].ratio > 100, "the Python loop over 1e5 elements is more than 100x slower than t.sum()")
 claim(loop_per_element > 100 * sum_per_element, "per element, the loop costs more than 100x the vectorised sum")
+# 10 ns per float64 is 0.8 GB/s, far below any CPU's memory bandwidth, even at one thread.
 claim(sum_per_element < 10e-9, "the vectorised sum of 1e7 elements costs less than 10 ns per element")
 
 # %% [markdown]
@@ -232,11 +235,33 @@ plt.show()
 # * the **loop** is a straight line: every element costs the same microseconds, from 10
 #   elements to 100,000;
 # * the **vectorised** sum is flat at first: below some ten thousand elements you pay only
-#   the fixed cost of one call (Python → dispatcher → kernel, a few microseconds), whatever
-#   the size; then it turns into a line too, limited by how fast memory delivers the bytes
-#   (the `sum GB/s` column above). It can climb more steeply for a while where the tensor
-#   stops fitting in the CPU's caches and the bytes must come from main memory.
+#   the fixed cost of one call (Python → dispatcher → kernel, a microsecond or a few), whatever
+#   the size; then it turns into a line too, limited by how fast the bytes arrive (the
+#   `sum GB/s` column above). Its GB/s is highest for tensors of some hundred kB to several MB,
+#   which stay in the CPU's caches between calls, and falls for the largest, which come from
+#   main memory every call; where it falls depends on your CPU's cache sizes.
 #
+# The cell below sets the largest row beside the limit that matches its traffic: a sum only reads,
+# so its limit is the read bandwidth of main memory, measured here by summing a 256 MiB tensor on
+# one thread (`torchcourse.timing.read_bandwidth`).
+#
+# %%
+# NBVAL_IGNORE_OUTPUT
+from torchcourse.timing import read_bandwidth
+
+read_limit = read_bandwidth()  # GB/s of a 256 MiB float32 sum, on this notebook's one thread
+largest = by_n[10_000_000]
+print(
+    f"sum of 1e7 float64 (80 MB), one thread: {largest.vectorised_gbps:.1f} GB/s, "
+    f"{largest.vectorised_gbps / read_limit:.0%} of the read limit measured now ({read_limit:.1f} GB/s)"
+)
+fastest = max(rows, key=lambda r: r.vectorised_gbps)
+print(
+    f"fastest row: n = {fastest.n:,} ({fastest.nbytes / 1e6:g} MB), {fastest.vectorised_gbps:.1f} GB/s, "
+    f"{fastest.vectorised_gbps / read_limit:.1f}x the main-memory read limit"
+)
+
+# %% [markdown]
 # So vectorise, and also: do few large operations rather than many small ones, because
 # each call has a fixed cost. The table above shows it in numbers:
 
@@ -254,7 +279,8 @@ print(f"100 times more elements cost {thousand / fixed:.1f}x the time on this ru
 # `t[i]` is not a Python float: it is a new tensor, a 0-dimensional view with its own
 # Python object, shape, stride and storage reference. Each loop step builds one, dispatches
 # an addition through PyTorch's operator machinery for a single number, and runs Python
-# bytecode around it. The arithmetic itself, one addition, is the smallest part.
+# bytecode around it. The arithmetic itself, one addition, is the smallest part: the
+# vectorised sum does all 1e5 additions in the time of a few loop steps.
 
 # %%
 element = t[0]
@@ -268,6 +294,59 @@ print(
 print("as a Python float:", type(element.item()).__name__)
 
 # %% [markdown]
+# Time each part on its own, over the same 1e5 elements: the Python loop with an empty body, the
+# loop that only builds `t[i]`, the loop that only adds a ready-made 0-d tensor to the total, and
+# the whole `loop_sum`. The four take turns, round after round, so a busy moment slows all of them
+# alike (`torchcourse.timing.interleaved`):
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+from torchcourse.timing import interleaved
+
+n_loop = t.shape[0]
+element = t[0]
+
+
+def bare_loop():
+    for i in range(n_loop):
+        pass
+
+
+def index_only():
+    for i in range(n_loop):
+        t[i]
+
+
+def add_only():
+    total = torch.zeros((), dtype=t.dtype)
+    for i in range(n_loop):
+        total += element
+
+
+labels = ["empty Python loop", "t[i] only", "total += (0-d tensor) only", "loop_sum(t)"]
+parts = dict(zip(labels, interleaved([bare_loop, index_only, add_only, lambda: loop_sum(t)], rounds=3)))
+for name, seconds in parts.items():
+    print(f"{name:>27}: {format_seconds(seconds / n_loop):>9} per element")
+both = parts["t[i] only"] + parts["total += (0-d tensor) only"]
+print(f"t[i] and the addition together: {both / parts['loop_sum(t)']:.0%} of loop_sum's time")
+
+# %%
+# Python bytecode for an empty loop step costs tens of ns; building a tensor or dispatching an add
+# costs hundreds: >5x on any CPU, at any load (the four take turns).
+claim(parts["t[i] only"] > 5 * parts["empty Python loop"], "building t[i] costs more than 5x an empty loop step")
+claim(
+    parts["total += (0-d tensor) only"] > 5 * parts["empty Python loop"],
+    "one dispatched addition costs more than 5x an empty loop step",
+)
+# The parts are the loop's own work minus a few ns of bytecode: well above half of it on any CPU.
+both = parts["t[i] only"] + parts["total += (0-d tensor) only"]
+claim(both > 0.6 * parts["loop_sum(t)"], "building t[i] and the addition account for most of the loop's time")
+
+# %% [markdown]
+# The two tensor operations, building `t[i]` and dispatching one addition, account for the loop's
+# time (the last line above); the Python loop around them is a small part, and reading 8 bytes per
+# element is smaller still. The cost is per element and per call, not per byte.
+#
 # If you really must loop in Python, loop over Python numbers: `t.tolist()` converts the
 # whole tensor in one call, and Python's own `sum` over floats skips the per-element
 # tensor overhead. It is still far from one vectorised call:
@@ -282,6 +361,8 @@ for name, tm in [("loop over tensor elements", t_loop), ("sum(t.tolist())", t_li
 
 # %%
 print("sum(t.tolist()) agrees:", abs(sum(t.tolist()) - t.sum().item()) < 1e-6)
+# ~1 µs of tensor work per element vs tens of ns for a Python float; a Python float add vs a
+# vector kernel's fraction of a ns: both ratios are ~100x, so 10x holds on any CPU at 1 thread.
 claim(t_loop.min > 10 * t_list.min, "looping over Python floats is more than 10x faster than over tensor elements")
 claim(t_list.min > 10 * t_vec.min, "sum(t.tolist()) is still more than 10x slower than t.sum()")
 
@@ -330,6 +411,7 @@ from torch.utils.benchmark import Timer
 big = make_input(1_000_000)
 m1 = Timer("big.sum()", globals={"big": big}).blocked_autorange(min_run_time=0.2)
 print("threads used by default:", m1.task_spec.num_threads)
+# by construction: Timer's default num_threads
 claim(m1.task_spec.num_threads == 1, "torch.utils.benchmark.Timer runs on one thread by default")
 
 # %% [markdown]
@@ -476,8 +558,8 @@ print(f"{huge.dtype} sum: {wrapped.item()} | exact: {2**63}")
 claim(wrapped.item() < 0, "an int64 sum past 2**63 - 1 wraps around to a negative number")
 
 # %% [markdown]
-# And the promotion costs memory. The result of a full sum is one 8-byte number, but
-# before it reduces, `sum` converts the whole *input* to int64: an int8 tensor is copied at
+# And the promotion costs memory. The result of a full sum is one 8-byte number, but on the
+# CPU, before it reduces, `sum` converts the whole *input* to int64: an int8 tensor is copied at
 # eight times its size. The profiler's memory records (`profile_memory=True`, wrapped in the
 # course helper `bytes_allocated`) show what one call allocated:
 

@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 06 · Linear algebra
@@ -136,8 +136,9 @@ one_by_one = torch.stack([torch.linalg.solve(As[i], bs[i]) for i in range(4)])
 print("same as solving one by one:", torch.allclose(xs, one_by_one))
 
 # %% [markdown]
-# Broadcasting works too: one matrix against a `(n, k)` block of right-hand sides solves `k`
-# systems with the same `A`, and the matrix is factorised only once.
+# Several right-hand sides work too: one matrix against a `(n, k)` block of right-hand sides
+# solves `k` systems with the same `A`, and the matrix is factorised only once (the profiler
+# shows it further down).
 
 # %%
 B = torch.tensor([[5.0, 1.0], [21.0, 0.0], [-1.0, 0.0]], dtype=torch.float64)  # two columns
@@ -162,6 +163,7 @@ print(
 )
 
 # %%
+# 2,000 Python-level calls (~10 µs of dispatch each) vs one batched kernel: >10x on any CPU.
 claim(batch_speedup > 10, "one batched solve is more than 10x faster than the Python loop")
 
 # %% [markdown]
@@ -204,9 +206,10 @@ def solve_both_ways(n):
 
 r10 = solve_both_ways(10)
 print("cond(H_10) ≈", f"{r10['cond']:.1e}")
+# Rounding, not timing: a backward-stable solve leaves a residual of a few eps (~1e-15) on any
+# LAPACK; inv's grows with cond (1e13 here), about 1e11x above it on the machines tried.
 claim(r10["residual solve"] < 1e-13, "solve's residual is at round-off level (below 1e-13)")
 claim(r10["residual inv"] > 1e6 * r10["residual solve"], "inv's residual is over a million times larger")
-claim(r10["error solve"] < r10["error inv"], "solve's error is smaller than inv's")
 
 # %% [markdown]
 # The exact values depend on the CPU and the maths library, so the next cell prints them
@@ -216,7 +219,9 @@ claim(r10["error solve"] < r10["error inv"], "solve's error is smaller than inv'
 # %%
 # NBVAL_IGNORE_OUTPUT
 for key, value in r10.items():
-    print(f"{key:>15}: {value:.1e}")
+    print(f"{key:>20}: {value:.1e}")
+smaller = "solve's" if r10["error solve"] < r10["error inv"] else "inv's"
+print(f"On this run {smaller} error was the smaller one; both are bounded by cond × ε, see below.")
 
 # %% [markdown]
 # Two numbers, two lessons:
@@ -259,6 +264,7 @@ ax.set(
 ax.grid(alpha=0.3)
 ax.legend(fontsize=8)
 plt.show()
+# Rounding: solve's error stayed under a fifth of cond × ε at every size on the machine tried.
 claim(
     all(r["relative error solve"] <= r["cond"] * eps for r in runs),
     "solve's relative error stays below cond(H) × ε at every size",
@@ -274,9 +280,35 @@ print(f"cond(H) × ε passes 1 at n = {hopeless}: from there the bound allows a 
 
 # %% [markdown]
 # Speed: `solve` factorises once (about $\tfrac{2}{3}n^3$ FLOPs for the LU factorisation) and
-# does two triangular solves ($2n^2$). `inv` does the same factorisation, then about
-# $\tfrac{4}{3}n^3$ more to build the whole inverse, then a matrix–vector product: about
-# three times the arithmetic. Timed on a 500×500 system:
+# does two triangular solves ($2n^2$). `inv(A)` is, inside torch, `solve(A, I)`: the same
+# factorisation, then the two triangular solves against all $n$ columns of the identity
+# ($2n^3$), then your matrix–vector product: about $\tfrac{8}{3}n^3$ in all, four times the
+# factorisation's arithmetic. The profiler lists the operations each call runs, and shows that
+# `solve` with `k` right-hand sides factorises once:
+
+# %% tags=["version-specific"]
+from torchcourse.profiling import profile_memory
+
+
+def linalg_ops(fn):
+    """The torch.linalg operations fn() runs, in order, as the profiler records them."""
+    events = profile_memory(fn).events()  # the profiler, with its log lines kept off your screen
+    return [e.name.removeprefix("aten::") for e in events if e.name.startswith("aten::linalg_")]
+
+
+M6, v6 = torch.randn(6, 6, generator=g, dtype=torch.float64), torch.ones(6, dtype=torch.float64)
+for label, fn in [
+    ("solve(A, b)", lambda: torch.linalg.solve(M6, v6)),
+    ("solve(A, B), 4 columns", lambda: torch.linalg.solve(M6, torch.ones(6, 4, dtype=torch.float64))),
+    ("inv(A)", lambda: torch.linalg.inv(M6)),
+]:
+    print(f"{label:<24}", " -> ".join(linalg_ops(fn)))
+
+# %% [markdown]
+# Arithmetic is not time: the factorisation and the triangular solves against many columns are
+# different kernels and need not reach the same FLOP/s. The next cell times `solve` and
+# `inv(A) @ b` on a 500×500 system, and the two parts of `inv` separately (`lu_factor`, then
+# `lu_solve` against the identity), with their FLOP/s:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -284,20 +316,29 @@ M500 = torch.randn(500, 500, generator=g, dtype=torch.float64)
 v500 = torch.randn(500, generator=g, dtype=torch.float64)
 t_solve = measure(lambda: torch.linalg.solve(M500, v500), repeat=7, budget=0.05)
 t_inv = measure(lambda: torch.linalg.inv(M500) @ v500, repeat=7, budget=0.05)
+LU, pivots = torch.linalg.lu_factor(M500)
+I500 = torch.eye(500, dtype=torch.float64)
+t_lu = measure(lambda: torch.linalg.lu_factor(M500), repeat=7, budget=0.05)
+t_lus = measure(lambda: torch.linalg.lu_solve(LU, pivots, I500), repeat=7, budget=0.05)
 print(f"solve:      {t_solve}")
 print(f"inv(A) @ b: {t_inv}")
+print(f"  lu_factor:           {format_seconds(t_lu.min):>8}, {2 / 3 * 500**3 / t_lu.min / 1e9:5.1f} GFLOP/s")
+print(f"  lu_solve, 500 cols:  {format_seconds(t_lus.min):>8}, {2 * 500**3 / t_lus.min / 1e9:5.1f} GFLOP/s")
 inv_ratio = t_inv.min / t_solve.min
-print(f"inv is {inv_ratio:.1f}x slower")
+print(f"inv took {inv_ratio:.1f}x solve's time on this run, for 4x the arithmetic")
 
 # %%
+# inv does solve's factorisation plus 3x its arithmetic in matrix-matrix kernels: even at twice
+# the factorisation's FLOP/s that is 2.5x its time, so 1.3x holds on any CPU at 1 thread.
 claim(inv_ratio > 1.3, "inv(A) @ b is slower than solve")
 same = torch.allclose(torch.linalg.solve(M500, v500), torch.linalg.inv(M500) @ v500)
 print("same answer on this well-conditioned matrix:", same)
 
 # %% [markdown]
-# On a quiet machine the ratio is close to that factor of three in arithmetic; on a busy one
-# other programs interrupt either call and blur the ratio, one more reason to read timings
-# with care. When you need to solve with the
+# Where the time ratio lands beside four depends on how fast your BLAS runs the triangular
+# solves compared with the factorisation (the two GFLOP/s lines above); on a busy machine
+# other programs interrupt either call and blur it, one more reason to read timings with
+# care. When you need to solve with the
 # same matrix many times, do not keep an inverse either: keep its factorisation
 # (`torch.linalg.lu_factor` once, `torch.linalg.lu_solve` per right-hand side), or pass all
 # right-hand sides as columns of one `B`.
@@ -464,10 +505,11 @@ print("same as a 6x6 solve:", torch.allclose(X_grid, X_flat.reshape(2, 3)))
 # ## How fast is a matrix product?
 #
 # An $n \times n$ by $n \times n$ product does $n^3$ multiplications and about as many additions:
-# **$2n^3$ floating-point operations** (FLOPs). Divide by the time to get FLOP/s, the
-# throughput to compare with a processor's peak. It touches only $3n^2$ numbers (reads `A`
-# and `B`, writes the result), so for large $n$ the product is limited by arithmetic, not
-# memory, and reaches a good fraction of peak. The published figures (M.-H. Burle's webinar,
+# **$2n^3$ floating-point operations** (FLOPs). Divide by the time to get FLOP/s. It touches
+# only $3n^2$ numbers (reads `A` and `B`, writes the result): $2n^3$ operations on $12n^2$ bytes
+# of float32 is $n/6$ FLOPs per byte, 170 at $n = 1024$, so for large $n$ the product is limited
+# by arithmetic, not memory, and its FLOP/s is the best your CPU does with this library: the
+# *matmul limit* to hold other compute-bound kernels against. The published figures (M.-H. Burle's webinar,
 # 2022, a laptop: [docs/reference-figures.md](../docs/reference-figures.md), section C) become:
 
 # %%
@@ -522,6 +564,7 @@ print(
 )
 
 # %%
+# by construction: thread counts read back from the libraries
 claim(fresh.torch_threads == 1, "torch's columns ran on one thread")
 if fresh.numpy_blas_threads is None:
     print("NumPy's BLAS does not report its thread count here; it started with its thread variables set to 1.")
@@ -547,7 +590,7 @@ plt.show()
 # %% [markdown]
 # Read the curve from the left. Small products are dominated by the fixed cost of a call,
 # so their GFLOP/s is low. On a quiet machine the throughput then climbs and levels off, from
-# a few hundred onwards, near what one core can do. torch and NumPy both hand the product to
+# a few hundred onwards: that plateau is one core's matmul limit. torch and NumPy both hand the product to
 # an optimised BLAS library (on x86, torch's CPU wheel uses Intel's oneMKL; pip's NumPy uses
 # OpenBLAS on Linux and Windows), so at large sizes they land in the same range (the line under
 # the table gives this run's ratio); at small sizes the fixed cost per call decides. At large
@@ -555,10 +598,9 @@ plt.show()
 # vector instruction works on half as many. At the smallest sizes the fixed cost hides that
 # difference.
 #
-# On a busy machine the largest sizes come out lower and ragged: one of their calls lasts
-# long enough for the operating system to pause it for other programs, and a wall clock
-# counts the pause. A median far above the min in the table is the sign; rerun the cell when
-# the machine is quiet to see the plateau.
+# On a busy machine any repeat can be paused while the operating system runs other programs,
+# and a wall clock counts the pause: the curve comes out lower and ragged. A median far above
+# the min in the table is the sign; rerun the cell when the machine is quiet to see the plateau.
 #
 # The published laptop CPU reached about 110 GFLOP/s, most likely on all its cores. With all
 # threads here (on a busy machine this can be slower, module 05):

@@ -1,0 +1,92 @@
+"""Facts lesson 05 (vectorisation and measuring speed) states about torch, each asserted on the installed torch."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+import torch
+from torch.profiler import ProfilerActivity, profile
+from torch.utils.benchmark import Timer
+
+from tests.facts import fact
+
+
+@fact("05", "index-is-0d-view", "`t[i]` is not a Python float: it is a new tensor, a 0-dimensional view")
+def _():
+    t = torch.arange(5.0)
+    e = t[2]
+    assert isinstance(e, torch.Tensor) and e.dim() == 0 and e._base is t
+    assert e.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
+
+
+@fact("05", "timer-one-thread", "**Timer runs on 1 thread unless you say otherwise**")
+def _():
+    assert Timer("x + 1", globals={"x": torch.ones(2)}).timeit(1).task_spec.num_threads == 1
+
+
+@fact(
+    "05",
+    "timer-synchronises-accelerator",
+    "Its clock synchronises the GPU for you, through `torch.accelerator.synchronize()`",
+)
+def _():
+    from torch.utils.benchmark.utils import timer as timer_module
+
+    assert "torch.accelerator.synchronize()" in inspect.getsource(timer_module.timer)
+
+
+@fact("05", "measurement-repr-has-address", "its text begins with the object's memory address")
+def _():
+    m = Timer("x + 1", globals={"x": torch.ones(2)}).timeit(1)
+    assert repr(m).startswith("<torch.utils.benchmark.utils.common.Measurement object at 0x")
+
+
+@fact("05", "broadcast-is-stride-0-view", "a size 1 is stretched to the other size (as a stride-0 view, no copy)")
+def _():
+    row = torch.arange(3.0)
+    stretched = row.expand(5, 3)
+    assert stretched.stride() == (0, 1) and stretched.data_ptr() == row.data_ptr()
+    assert torch.broadcast_shapes((5, 1), (1, 4)) == (5, 4)
+    with pytest.raises(RuntimeError):
+        torch.broadcast_shapes((5, 3), (5,))
+
+
+@fact(
+    "05",
+    "argmax-one-dim-amax-several",
+    "`argmax`/`argmin` take one `dim` (they return positions along it); `amax`/`amin` take several. "
+    "`max(dim=...)` returns both values and indices.",
+)
+def _():
+    x = torch.arange(24.0).reshape(2, 3, 4)
+    assert x.amax(dim=(0, 2)).shape == (3,)
+    with pytest.raises(TypeError):
+        x.argmax(dim=(0, 2))
+    values, indices = x.max(dim=1)
+    assert values.shape == indices.shape == (2, 4) and indices.dtype == torch.int64
+
+
+@fact("05", "keepdim-keeps-size-1", "`keepdim=True` keeps each reduced dimension with size 1")
+def _():
+    w = torch.ones(3, 2)
+    assert w.sum(dim=1, keepdim=True).shape == (3, 1) and w.sum(dim=1).shape == (3,)
+
+
+@fact("05", "int64-sum-wraps", "past 2**63 − 1 an int64 sum wraps around silently")
+def _():
+    assert torch.tensor([2**62, 2**62]).sum().item() == -(2**63)
+
+
+@fact(
+    "05",
+    "int8-sum-copies-to-int64",
+    "on the CPU, before it reduces, `sum` converts the whole *input* to int64: an int8 tensor is copied at "
+    "eight times its size",
+)
+def _():
+    ones8 = torch.ones(1_000_000, dtype=torch.int8)
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        ones8.sum()
+    to_events = [e for e in prof.key_averages() if e.key == "aten::to"]
+    assert to_events and to_events[0].cpu_memory_usage >= 8 * ones8.numel()
