@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 06 · Linear algebra: exercises
@@ -59,7 +59,8 @@ _ = check_torch()
 # Write each answer in place of `raise NotImplementedError`, run the cell, and read the
 # check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("06.4")` shows the
 # next hint for exercise 06.4. Exercises go from warm-up to stretch; each one stands alone.
-# Use `torch.linalg` and tensor expressions, and never `torch.linalg.inv` (the lesson shows why).
+# Use `torch.linalg` and tensor expressions; no answer needs `torch.linalg.inv` (the lesson shows why
+# to avoid it, and 06.4's check refuses it).
 
 # %%
 import torch

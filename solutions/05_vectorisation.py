@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 05 · Vectorisation and measuring speed: exercises
@@ -59,9 +59,9 @@ _ = check_torch()
 # Write each answer in place of `raise NotImplementedError`, run the cell, and read the
 # check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("05.3")` shows the
 # next hint for exercise 05.3. Exercises go from warm-up to stretch; each one stands alone.
-# Answers 05.1-05.8 are one or two tensor expressions: **no Python loops over elements** (the
-# checks cannot see a loop, but the lesson showed what it costs). 05.9 and 05.10 write the
-# timing loop itself.
+# Answers 05.1-05.8 are one or two tensor expressions: **no Python loops over elements** (05.7's
+# check refuses a loop; for the others, the lesson showed what a loop costs). 05.9 and 05.10 write
+# the timing loop itself.
 
 # %%
 import torch
@@ -218,7 +218,8 @@ check("05.8", stable_softmax)
 # %% [markdown]
 # ### 05.9 · Minimum and median of timed calls
 #
-# The lesson times with `timeit`; here you write the core of it. Write
+# The lesson times with `measure`, which warms up, repeats and reports the min and the median;
+# here you write that core, timing one call at a time. Write
 # `timeit_min_median(fn, repeat, warmup, clock)`: call `fn()` `warmup` times **untimed** (the
 # first calls pay for caches, allocations and compiles), then time **exactly `repeat`** calls
 # one by one, reading the time with `clock()` (for example `time.perf_counter`) just before
@@ -260,8 +261,8 @@ except NotImplementedError:
 # %% [markdown]
 # ### 05.10 · How many calls fill a time budget
 #
-# A single call of a fast function lasts less than the clock can resolve, so `timeit` times
-# batches of `number` calls. Write `autorange(fn, budget, clock)`: try `number` = 1, 2, 5, 10,
+# A single call of a fast function lasts hardly longer than reading the clock itself, so Python's
+# `timeit` (and the lesson's `measure`) times batches of `number` calls. Write `autorange(fn, budget, clock)`: try `number` = 1, 2, 5, 10,
 # 20, 50, 100, ... in that order; for each, run one batch of `number` calls of `fn()`, timed as
 # a whole with `clock()`, and stop at the **first** batch that lasts **at least** `budget`
 # seconds. Return `(number, seconds)`, where `seconds` is the time of that last batch alone.
