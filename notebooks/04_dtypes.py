@@ -411,7 +411,9 @@ tracemalloc.start()
 genes_np.sum(axis=1)
 numpy_peak = tracemalloc.get_traced_memory()[1]
 tracemalloc.stop()
-print(f"NumPy's peak allocation: under a tenth of the input's {input_bytes / 1e6:.0f} MB:", numpy_peak < input_bytes / 10)
+print(
+    f"NumPy's peak allocation: under a tenth of the input's {input_bytes / 1e6:.0f} MB:", numpy_peak < input_bytes / 10
+)
 # by construction: NumPy's buffered conversion holds a few buffers and the 32 kB result, not a copy
 claim(numpy_peak < input_bytes / 10, "NumPy's sum(axis=1) allocates under a tenth of the input, no int64 copy")
 
@@ -559,7 +561,9 @@ claim(sum_err.max() < 2 * eps32, "x.sum() stays within 2 eps at every length")
 # %%
 peak64, op64 = largest_allocation(lambda: big.sum(dtype=torch.float64))
 big_bytes = big.numel() * big.element_size()
-print(f"big.sum(dtype=torch.float64): largest allocation {peak64 / 1e6:.0f} MB = {peak64 / big_bytes:.0f}x the input, in {op64}")
+print(
+    f"big.sum(dtype=torch.float64): largest allocation {peak64 / 1e6:.0f} MB = {peak64 / big_bytes:.0f}x the input, in {op64}"
+)
 error64 = abs(big.sum(dtype=torch.float64).item() - reference[-1].item()) / reference[-1].item()
 print("relative error below 1e-12:", error64 < 1e-12)
 # by construction: bytes of the float64 copy the CPU sum makes first

@@ -309,7 +309,7 @@ def equivalent_on_cases(ex: Any, mutant: Callable[..., Any]) -> bool:
 
 
 def verdict(ex: Any, mutant: Mutant) -> str:
-    """"killed", "equivalent" or "survived"."""
+    """ "killed", "equivalent" or "survived"."""
     status, _ = evaluate(ex, mutant.fn)
     if status != PASS:
         return "killed"

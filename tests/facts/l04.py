@@ -130,7 +130,7 @@ def _():
     assert all(o.dtype == torch.bfloat16 for o in outs)
 
 
-@fact("04", "cuda-switch-has-no-bf16", "the CUDA switch has no `\"bf16\"` value: setting one raises an error")
+@fact("04", "cuda-switch-has-no-bf16", 'the CUDA switch has no `"bf16"` value: setting one raises an error')
 def _():
     with pytest.raises(RuntimeError):
         torch.backends.cuda.matmul.fp32_precision = "bf16"

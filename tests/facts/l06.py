@@ -26,7 +26,11 @@ def _matrix(n=6, seed=0):
 def _():
     A = _matrix()
     ops = _ops(lambda: torch.linalg.inv(A))
-    assert ops[:2] == ["linalg_inv", "linalg_inv_ex"] and ops[2:] == ["linalg_solve_ex", "linalg_lu_factor_ex", "linalg_lu_solve"]
+    assert ops[:2] == ["linalg_inv", "linalg_inv_ex"] and ops[2:] == [
+        "linalg_solve_ex",
+        "linalg_lu_factor_ex",
+        "linalg_lu_solve",
+    ]
     assert torch.allclose(torch.linalg.inv(A), torch.linalg.solve(A, torch.eye(6, dtype=F64)), rtol=1e-14, atol=0)
 
 
