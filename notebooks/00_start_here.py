@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 00 · Start here
@@ -301,19 +301,37 @@ check("00.1", column_of)
 torch.tensor([[1, 2], [3]])
 
 # %% [markdown]
-# **Mixing devices.** Both operands of an operation must live on the same device. With a
-# GPU you meet this as `cuda:0` versus `cpu`; here we show it with the `meta` device (shapes
-# without data), which exists on every machine:
+# **Mixing devices.** The tensors of one operation must live on the same device: PyTorch
+# does not copy a tensor to another device for you. With a GPU you meet this as `cuda:0`
+# versus `cpu`; here we show it with the `meta` device (shapes without data), which exists on
+# every machine:
 
 # %% tags=["raises-exception"]
 torch.ones(2, device="meta") + torch.ones(2)
 
 # %% [markdown]
+# There is one exception, and you will meet it: a **0-dimensional CPU tensor** (a single
+# number, such as what `t.sum()` returns on the CPU) may join an elementwise operation
+# (arithmetic, comparisons) with tensors on any device. PyTorch reads its value on the CPU
+# and hands it to the kernel as a plain number, as it does with a Python number, and the
+# result lives on the other device. A one-element tensor with a dimension, `torch.tensor([3.0])`,
+# is not a 0-d tensor and is refused:
+
+# %%
+on_meta = torch.ones(2, device="meta")
+print("meta tensor + 0-d CPU tensor:", (on_meta + torch.tensor(3.0)).device)
+print("meta tensor * Python number: ", (on_meta * 3).device)
+try:
+    on_meta + torch.tensor([3.0])
+except RuntimeError:
+    print("meta tensor + CPU tensor of shape (1,): RuntimeError")
+
+# %% [markdown]
 # **Integer tensors and `mean`.** `torch.tensor([1, 2, 3])` holds integers (`int64`), and
 # an average of integers is not an integer, so PyTorch refuses rather than guess. The error
-# is a `RuntimeError` (newer releases raise `NotImplementedError`, a kind of `RuntimeError`),
-# whose message (`mean(): could not infer output dtype ...`) asks for a floating point
-# dtype. The cell catches it and prints both facts:
+# is a `RuntimeError` whose message (`mean(): could not infer output dtype ...`) asks for a
+# floating point dtype. The cell catches it (`except RuntimeError` also catches its
+# subclasses, such as `NotImplementedError`) and prints both facts:
 
 # %%
 try:
@@ -340,6 +358,8 @@ print(torch.tensor([1, 2, 3]).float().mean())
 # * Restart and run all when the kernel's state is in doubt; every notebook runs top to bottom.
 # * The preflight (`python -m torchcourse.preflight`) tells what your machine can do.
 # * A tensor has a `shape`, a `dtype` and a `device`; pick the device once, with `pick_device()`.
+#   The tensors of one operation share a device; only a 0-d CPU tensor (or a Python number)
+#   may join tensors on another device.
 # * `check(id, fn)` prints `✓`, a specific `✗`, or `…`; `hint(id)` gives one hint at a time.
 # * `claim(condition, sentence)` prints `checked:` when this run supports the sentence.
 

@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 02 · Storage and views
@@ -162,8 +162,9 @@ print(t)
 # %% [markdown]
 # Most operations that only rearrange elements return views: basic slicing, `view`,
 # `reshape` (when it can), `t()`/`transpose`, `unsqueeze`, `expand`, `diagonal`. Operations
-# that compute new values, and indexing with a list or a mask ("advanced indexing"), copy.
-# `same_buffer` tells them apart:
+# that compute new values, and indexing with a list or a mask ("advanced indexing"), copy; so
+# does `flip`, which only rearranges but has no view to give (module 03 shows why: there are
+# no negative strides). `same_buffer` tells them apart:
 
 # %%
 t = torch.arange(6, dtype=torch.float32).reshape(2, 3)
@@ -179,13 +180,15 @@ candidates = {
     "t[t > 2]   (a mask)": t[t > 2],
     "t * 1": t * 1,
     "t.clone()": t.clone(),
+    "t.flip(1)": t.flip(1),
 }
 for name, value in candidates.items():
     print(f"{name:22} shares t's storage: {same_buffer(value, t)}")
 views = [name for name in candidates if same_buffer(candidates[name], t)]
 claim(
     views == list(candidates)[:7],
-    "slicing, view, reshape, t(), unsqueeze and diagonal share the storage; list and mask indexing, arithmetic and clone copy",
+    "slicing, view, reshape, t(), unsqueeze and diagonal share the storage; list and mask indexing, arithmetic, "
+    "clone and flip copy",
 )
 
 # %% [markdown]
@@ -380,13 +383,31 @@ print(p)
 
 # %% [markdown]
 # **Writing into an expanded view.** `expand` repeats an element without copying it (the
-# next module shows how), so several positions of the view are one number in memory. An
-# in-place write would have to put different values in one place, and PyTorch refuses:
+# next module shows how: a stride of 0), so several positions of the view are one number in
+# memory. In-place arithmetic such as `add_`, and `copy_`, first check that the tensor they
+# write has no such shared positions, and refuse:
 
 # %% tags=["raises-exception"]
 bias = torch.zeros(3)
 grid = bias.expand(2, 3)
 grid.add_(torch.arange(6.0).reshape(2, 3))
+
+# %% [markdown]
+# The refusal does not depend on the values: adding zeros, which would change nothing, is
+# refused too. It comes from a check on the strides, which finds a dimension of stride 0
+# (module 03 shows overlapping views that it lets through). `fill_` and `zero_`, which write
+# one value everywhere, skip it, and write through to `bias`:
+
+# %%
+for name, write in [
+    ("add_(torch.zeros(2, 3))", lambda: grid.add_(torch.zeros(2, 3))),
+    ("fill_(1.0)", lambda: grid.fill_(1.0)),
+]:
+    try:
+        write()
+        print(f"grid.{name}: done | bias = {bias}")
+    except RuntimeError:
+        print(f"grid.{name}: RuntimeError")
 
 # %% [markdown]
 # Fix: make the copy you meant, `grid = bias.expand(2, 3).clone()` (or `bias.repeat(2, 1)`).
@@ -404,7 +425,8 @@ grid.add_(torch.arange(6.0).reshape(2, 3))
 # * A tensor = a storage (flat bytes, `untyped_storage()`) + a description (shape, dtype,
 #   `storage_offset`, strides). `storage()` is deprecated; use `untyped_storage()`.
 # * Views share storage: writes through a view change the base. Slicing, `view`, `t()`,
-#   `unsqueeze`, `expand`, `detach` give views; arithmetic, `clone` and advanced indexing copy.
+#   `unsqueeze`, `expand`, `detach` give views; arithmetic, `clone`, `flip` and advanced
+#   indexing copy.
 # * `add_`, `zero_`, `+=` and slice assignment write in place; `x = x + 1` rebinds the name
 #   to a new buffer and leaves old views behind.
 # * `from_numpy`/`.numpy()` share memory; `torch.tensor` copies; `as_tensor` shares unless a

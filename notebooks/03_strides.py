@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 03 · Strides
@@ -79,7 +79,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from torchcourse import claim, measure
+from torchcourse import claim
 from torchcourse.diagrams import draw_stride_panels, draw_strides, storage_index
 
 
@@ -179,8 +179,9 @@ print("NCHW:", tuple(nchw.shape), nchw.stride(), "| same buffer:", same_buffer(n
 # %% [markdown]
 # ## `is_contiguous` and `contiguous()`
 #
-# A tensor is **contiguous** when its strides are exactly the row-major strides of its
-# shape, so reading it in index order walks the storage front to back with no gaps.
+# A tensor is **contiguous** when its strides are the row-major strides of its shape (a
+# dimension of size 1 may have any stride: nothing ever steps along it), so reading it in
+# index order walks the storage front to back with no gaps.
 # `contiguous()` returns the tensor itself when it already is, and otherwise copies the
 # elements into a fresh row-major storage:
 
@@ -279,7 +280,8 @@ print(patches[0, 1])
 # **The danger: writing through overlapping windows.** Positions that appear in several
 # windows are updated once per window. Add 1 to every window of a zero signal and each
 # position grows by the number of windows that contain it: the middle gains 3, the ends 1.
-# PyTorch does not warn you:
+# The check that refused the write into an expanded view in module 02 looks only for a stride
+# of 0; overlap like this one it lets through, and PyTorch does not warn you:
 
 # %%
 z = torch.zeros(6)
@@ -323,84 +325,166 @@ print("it is a permuted NHWC tensor:", cl.permute(0, 2, 3, 1).is_contiguous())
 # %% [markdown]
 # ## Why layout matters for speed
 #
-# Memory reaches the processor in cache lines, 64 bytes on most CPUs (128 on Apple
-# silicon): 16 float32 numbers. Summing numbers that sit next to each other uses every byte
-# of each line; summing numbers that sit `s` elements apart uses one number per line once
-# `s ≥ 16`, and the hardware prefetcher, which guesses the next lines to fetch, helps less
-# and less.
+# Memory reaches the processor in whole **cache lines**, 64 bytes on most CPUs (128 on Apple
+# silicon): 16 float32 numbers. A kernel that needs one number of a line moves all 64 bytes. So
+# what a strided sum costs is the lines it touches, not the numbers it adds.
 #
-# The experiment below sums the same count of numbers (2¹⁹) along a dimension of stride
-# `s`: a column of a matrix with `s` columns, a view into one shared buffer. A second curve
-# first calls `contiguous()` and then sums. Timings use `torchcourse.timing.measure`
-# (warm-up, repeats, minimum) on **one thread**, so that other cores do not blur the
-# picture. They vary from run to run and machine to machine; the cell prints the ratios
-# it found, and the cell after it checks the facts the text below relies on.
+# The experiment below makes one buffer of 2²⁵ float32 (128 MiB, more than the last-level cache
+# of most CPUs) and sums every `s`-th number of it: `buffer[::s]`, a 1-D view of stride `s`. Up to
+# `s = 16` every 64-byte line of the buffer holds at least one of the numbers, so each of these
+# sums moves the same 128 MiB from memory, although at `s = 16` it adds 16 times fewer numbers
+# than at `s = 1`. Past 16, each number has a line of its own: 2²⁵ / `s` lines of 64 bytes.
+#
+# Two other ways to sum the same numbers run beside it: `contiguous()` first and then sum, and
+# a copy into a buffer made once (`out.copy_(view)`) and then sum. All of them take turns,
+# round after round (`torchcourse.timing.interleaved`, best of 5 rounds), on **one thread**, so
+# a busy moment on your machine slows them alike. The table holds each sum against the read
+# limit of your memory, measured the same way: the sum of a 256 MiB tensor on one thread
+# (`torchcourse.timing.read_bandwidth`).
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-n_sum = 2**19
+from matplotlib.ticker import FuncFormatter
+
+from torchcourse.timing import interleaved, read_bandwidth
+
+n_all = 2**25  # 128 MiB of float32
 steps = [1, 2, 4, 8, 16, 32, 64]
-buffer = torch.ones(n_sum * steps[-1])  # 128 MiB, shared by every view below
+buffer = torch.ones(n_all)
+ready = torch.zeros(n_all)  # the copy's destination, allocated and written once, before any timing
+views = {s: buffer[::s] for s in steps}
+
+
+def strided_sum(view):
+    return lambda: view.sum()
+
+
+def contiguous_then_sum(view):
+    return lambda: view.contiguous().sum()
+
+
+def copy_then_sum(view, out):
+    return lambda: out.copy_(view).sum()
+
+
+def line_bytes(s):
+    """Bytes of the 64-byte lines that buffer[::s] touches."""
+    return n_all * 4 if s <= 16 else n_all // s * 64
+
+
 threads = torch.get_num_threads()
 torch.set_num_threads(1)
 try:
-    strided_ns, copy_ns = [], []
-    for s in steps:
-        column = buffer[: n_sum * s].view(n_sum, s)[:, 0]  # column 0 of an (n_sum, s) matrix: stride s
-        strided_ns.append(measure(lambda c=column: c.sum(), repeat=7, budget=0.04).min / n_sum * 1e9)
-        copy_ns.append(measure(lambda c=column: c.contiguous().sum(), repeat=7, budget=0.04).min / n_sum * 1e9)
+    read_limit = read_bandwidth()  # GB/s of a 256 MiB float32 sum, on this one thread
+    contenders = [strided_sum(views[s]) for s in steps] + [contiguous_then_sum(views[s]) for s in steps]
+    contenders += [copy_then_sum(views[s], ready[: views[s].numel()]) for s in steps]
+    best = interleaved(contenders, rounds=5)
 finally:
     torch.set_num_threads(threads)
-for s, a, c in zip(steps, strided_ns, copy_ns):
-    print(f"stride {s:3}: {a:6.2f} ns per number | contiguous() then sum: {c:6.2f} ns")
-print(f"stride {steps[-1]} vs stride 1: {strided_ns[-1] / strided_ns[0]:.0f}x slower per number")
-print(f"stride {steps[-1]} vs stride 16: {strided_ns[-1] / strided_ns[4]:.1f}x the cost per number")
+k = len(steps)
+strided_s, contiguous_s, ready_s = best[:k], best[k : 2 * k], best[2 * k :]
+per_number_ns = [t / views[s].numel() * 1e9 for s, t in zip(steps, strided_s)]
 
-fig, ax = plt.subplots(figsize=(6, 3.2))
-ax.plot(steps, strided_ns, "o-", label="sum of the strided view")
-ax.plot(steps, copy_ns, "s--", label="contiguous() first, then sum")
-ax.set_xscale("log", base=2)
-ax.set_yscale("log")
-ax.set_xticks(steps, [str(s) for s in steps])
-ax.axvline(16, color="gray", linestyle=":", linewidth=1)
-ax.text(16, min(strided_ns), " 16 floats = one 64-byte cache line", fontsize=8, color="gray", va="bottom")
-ax.set(
-    xlabel="stride s (elements between neighbours)",
-    ylabel="ns per number summed (min of 7)",
-    title="Summing 2^19 float32 along a dimension of stride s (1 thread)",
-)
-ax.legend(fontsize=8)
-ax.grid(alpha=0.3, which="both")
+print(f"read limit of this machine, one thread: {read_limit:.1f} GB/s")
+print("  s |    numbers | strided sum: ms, ns/number, lines moved, GB/s of lines | contiguous() first | ready buffer")
+for s, a, ns, c, r in zip(steps, strided_s, per_number_ns, contiguous_s, ready_s):
+    gbps = line_bytes(s) / a / 1e9
+    print(
+        f"{s:3} | {views[s].numel():>10,} | {a * 1e3:6.2f} ms {ns:6.2f} ns {line_bytes(s) / 2**20:5.0f} MiB "
+        f"{gbps:5.1f} GB/s ({gbps / read_limit:4.0%}) | {c * 1e3:8.2f} ms | {r * 1e3:7.2f} ms"
+    )
+
+fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.4))
+left.plot(steps, [a * 1e3 for a in strided_s], "o-", label="sum of the strided view")
+left.plot(steps, [c * 1e3 for c in contiguous_s], "s--", label="contiguous() first, then sum")
+left.plot(steps, [r * 1e3 for r in ready_s], "^:", label="copy into a ready buffer, then sum")
+left.set(xlabel="stride s", ylabel="ms per sum (best of 5)", title="Time per sum of buffer[::s] (1 thread)")
+right.plot(steps, per_number_ns, "o-")
+right.set(xlabel="stride s", ylabel="ns per number summed", title="The strided sum, per number")
+plain = FuncFormatter(lambda v, _: f"{v:g}" if f"{v:.0e}"[0] in "1246" else "")  # 1, 2, 4, 6 of each decade
+for ax in (left, right):
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(plain)
+    ax.yaxis.set_minor_formatter(plain)
+    ax.set_xticks(steps, [str(s) for s in steps])
+    ax.axvline(16, color="gray", linestyle=":", linewidth=1)
+    ax.grid(alpha=0.3, which="both")
+left.legend(fontsize=8)
+right.text(16, min(per_number_ns), "16 floats = one 64-byte line ", fontsize=8, color="gray", va="bottom", ha="right")
+plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Read the printed ratios and the plot: the cost per number grows by far more than 10x
-# from stride 1 to stride 64 (the first claim below). Up to stride 16, each doubling of the
-# stride halves the useful bytes per cache line; past 16, every number already needs its
-# own line, and what happens next depends on the machine: the prefetcher, and the TLB (the
-# cache of page addresses; a 4 KiB page holds 1024 floats, so at stride 64 only 16 numbers
-# share a page). The second printed ratio shows what this machine did past 16.
-# `contiguous()` does not rescue a single sum: making the copy is itself a strided read, so
-# the dashed curve stays close to the solid one or above it, never far below (the second
-# claim checks it over all the strides together, since one timing can be disturbed). A copy pays off when you read the data many times afterwards (a matrix you
-# multiply again and again), or when a kernel demands it. The checked facts behind the
-# experiment:
+# Read the table and the left plot. Up to stride 8 or 16 the time per sum hardly changes,
+# although the count of numbers halves at every step: every one of these sums moves the same
+# 128 MiB of lines, near the read limit (the GB/s column). Per number (the right plot), stride 16
+# therefore costs some 16 times what stride 1 costs, or more. Past 16 each number needs a line of
+# its own and there are fewer lines to move, but lines with gaps between them arrive at fewer
+# GB/s than a stream of consecutive lines: a CPU is built to fetch the next lines of a stream
+# ahead of time, and lines far apart it fetches less well. How much less well depends on your
+# CPU (on some, the sum at stride 32 takes longer than at 16, with half the lines); the GB/s
+# column shows it for yours. (With 128-byte lines, every line is touched up to stride 32.)
+#
+# `contiguous()` does not rescue a single sum: to make its copy it does the same strided read,
+# then writes the copy and reads it again to sum it. And its output is new memory on every call.
+# What that costs depends on the size and on your C library: on Linux, glibc's `malloc` gives
+# blocks of 32 MiB and more (the outputs at strides 2 and 4, 64 and 32 MiB) back to the
+# operating system when they are freed and asks for fresh ones on the next call, and the first
+# write to each fresh 4 KiB page is a page fault. The last column, a copy into a buffer made
+# once, does the same reads and writes without the allocation: the gap between the two columns
+# is what the fresh memory cost. (At stride 1 the view is already contiguous, and `contiguous()`
+# returns it as it is.) The cell below counts the page faults of one `contiguous()`
+# call at each stride (on Linux and macOS; the count is the operating system's, so it varies
+# with its settings and with what the allocator did before).
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+try:
+    import resource  # Unix only
+except ImportError:
+    resource = None
+if resource is None:
+    print("No page-fault counter on this system (the resource module is Unix only).")
+else:
+    for s in steps[1:5]:
+        views[s].contiguous()  # once before counting, as the timing's warm-up did
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        views[s].contiguous()
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+        print(f"stride {s:2}: contiguous() writes {views[s].numel() * 4 / 2**20:3.0f} MiB, {faults:6,} page faults")
+
+# %% [markdown]
+# A copy pays off when you read the data many times afterwards (a matrix you multiply again
+# and again), or when a kernel demands it. The checked facts behind the experiment:
 
 # %%
 evidence = (
-    f"ns per number, strided {[round(a, 2) for a in strided_ns]}, contiguous first {[round(c, 2) for c in copy_ns]}"
+    f"ms per sum, strided {[round(a * 1e3, 2) for a in strided_s]}, "
+    f"contiguous first {[round(c * 1e3, 2) for c in contiguous_s]}"
 )
+# Strides 1 and 16 move the same 64-byte lines; adding 16x fewer numbers cannot make the sum
+# 4x faster on any CPU (the two took turns, on one thread).
 claim(
-    strided_ns[-1] > 10 * strided_ns[0],
+    strided_s[4] > strided_s[0] / 4,
+    "summing every 16th number takes more than a quarter of the time of summing all of them",
+    evidence,
+)
+# At stride 64 each number costs a 64-byte line (16x the bytes of stride 1), and lines with gaps
+# arrive no faster than a stream: more than 10x per number on any CPU.
+claim(
+    per_number_ns[-1] > 10 * per_number_ns[0],
     "a stride of 64 costs more than 10 times as much per number as stride 1",
     evidence,
 )
+# contiguous() does the strided read and then writes and re-reads a copy: by construction at
+# least the strided sum's work, so half of it is a margin every machine meets.
 claim(
-    sum(copy_ns) > sum(strided_ns) / 2,
+    sum(contiguous_s) > sum(strided_s) / 2,
     "over all strides, contiguous() first costs at least half as much as the strided sums: no rescue",
     evidence,
 )
-column = buffer[: n_sum * 16].view(n_sum, 16)[:, 0]
+column = buffer[::16]
 print(
     "stride:",
     column.stride(),
@@ -412,13 +496,16 @@ print(
     column.is_contiguous(),
 )
 print("strided sum == contiguous sum:", column.sum().item() == column.contiguous().sum().item())
-del buffer, column
+del buffer, ready, views, contenders, column
 
 # %% [markdown]
 # ## Common mistakes
 #
-# **`view` on a non-contiguous tensor.** The error says what to do: use `reshape` (which
-# copies here), or call `contiguous()` first when you want to make the copy explicit.
+# **`view` where the strides do not allow it.** Flattening a transposed matrix needs one
+# stride for elements that sit 4 apart and then jump back: impossible, and the error says
+# what to do: use `reshape` (which copies here), or call `contiguous()` first when you want to
+# make the copy explicit. (`view` does work on some non-contiguous tensors: `m.t().view(2, 2, 3)`
+# only splits a dimension, and returns a view.)
 
 # %% tags=["raises-exception"]
 m.t().view(12)
@@ -460,8 +547,9 @@ print(storage_index(torch.arange(6.0).as_strided((2, 3), (2, 1))))
 # * `expand` (and broadcasting) uses stride 0; `unfold` and `as_strided` make overlapping
 #   windows for free, but never write through overlapping views.
 # * `channels_last` is another set of strides for the same NCHW shape.
-# * Reading memory in order is far faster than striding through it; measure before and
-#   after you change a layout.
+# * Memory moves in 64-byte lines: a sum over every 16th number moves the same lines as a sum
+#   over all of them, so per number it costs far more. `contiguous()` first does not help a
+#   single pass; measure before and after you change a layout.
 
 # %% [markdown]
 # ## Further reading

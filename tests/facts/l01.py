@@ -1,0 +1,164 @@
+"""Facts lesson 01 (from data to tensors) states about torch, each asserted on the installed torch."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from tests.facts import fact
+
+
+def _same_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+@fact(
+    "01",
+    "from-numpy-shares-tensor-copies",
+    "`torch.from_numpy` shares the NumPy array's memory (writing through one changes the other), while "
+    "`torch.tensor` copies",
+)
+def _():
+    arr = np.arange(4.0)
+    shared, copied = torch.from_numpy(arr), torch.tensor(arr)
+    arr[0] = 100.0
+    assert shared[0].item() == 100.0 and copied[0].item() == 0.0
+    shared[1] = -1.0
+    assert arr[1] == -1.0
+
+
+@fact(
+    "01",
+    "read-only-array-warns",
+    "Pillow's buffer is read-only, and PyTorch warns about tensors it cannot write to",
+)
+def _():
+    from PIL import Image
+
+    from torchcourse import data_path
+
+    with Image.open(data_path("grace_hopper.jpg")) as im:
+        assert not np.asarray(im).flags.writeable and np.array(im).flags.writeable
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            torch.from_numpy(np.asarray(im))
+    assert any("not writable" in str(w.message) for w in caught)
+
+
+@fact(
+    "01",
+    "to-same-device-returns-self",
+    "on a machine without a GPU, `pick_device()` is the CPU and `.to` returns the same tensor",
+)
+def _():
+    t = torch.ones(2, 3)
+    assert t.to(torch.device("cpu")) is t
+
+
+@fact(
+    "01",
+    "arange-excludes-linspace-includes",
+    "`arange` counts with a step and excludes the end, `linspace` takes the number of points and includes "
+    "both ends, `logspace` spaces points evenly in the exponent",
+)
+def _():
+    assert torch.arange(1, 2, 0.25).tolist() == [1.0, 1.25, 1.5, 1.75]
+    assert torch.linspace(0, 1, 5).tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert torch.logspace(0, 3, 4).tolist() == [1.0, 10.0, 100.0, 1000.0]
+
+
+@fact(
+    "01",
+    "like-copies-shape-dtype-device",
+    "The `*_like` functions copy the shape, dtype and device of another tensor",
+)
+def _():
+    src = torch.zeros(2, 3, dtype=torch.int16, device="meta")
+    for like in (torch.ones_like(src), torch.zeros_like(src), torch.empty_like(src), torch.full_like(src, 7)):
+        assert (like.shape, like.dtype, like.device) == (src.shape, src.dtype, src.device)
+
+
+@fact(
+    "01",
+    "negative-step-refused",
+    "PyTorch refuses negative steps (a tensor view cannot have a negative stride",
+)
+def _():
+    with pytest.raises(ValueError, match="step must be greater than zero"):
+        torch.arange(6)[::-1]
+    with pytest.raises(RuntimeError, match="Negative strides are not supported"):
+        torch.arange(6.0).as_strided((3,), (-1,), 5)
+
+
+@fact("01", "flip-copies", "`flip(dims)` reverses along the dimensions you name (it returns a copy)")
+def _():
+    t = torch.arange(6.0).view(2, 3)
+    f = t.flip(-1)
+    assert f.tolist() == [[2.0, 1.0, 0.0], [5.0, 4.0, 3.0]] and not _same_memory(f, t)
+
+
+@fact(
+    "01",
+    "index-drops-dim-none-adds",
+    "an integer picks one position (and removes that dimension), a slice `start:stop:step` keeps a range, "
+    'negative numbers count from the end, `...` stands for "all the remaining dimensions", and `None` '
+    "inserts a new dimension of size 1",
+)
+def _():
+    x = torch.zeros(3, 600, 512)
+    assert x[2].shape == (600, 512) and x[:, 100:300, 150:350].shape == (3, 200, 200)
+    assert x[..., 0].shape == (3, 600) and x[None].shape == (1, 3, 600, 512) and x[:, None].shape == (3, 1, 600, 512)
+    assert torch.equal(torch.arange(5)[-1], torch.tensor(4))
+
+
+@fact(
+    "01",
+    "boxed-float-sizes",
+    "it holds pointers (8 bytes each) to float objects, each a separate 24-byte box",
+)
+def _():
+    xs = torch.rand(1000).tolist()
+    assert sys.getsizeof(1.5) == 24
+    assert sys.getsizeof(xs) == sys.getsizeof([]) + 8 * len(xs)  # tolist() allocates the exact length
+    assert len({id(x) for x in xs}) == len(xs)  # one float object per element
+
+
+@fact(
+    "01",
+    "loop-element-is-0d-tensor",
+    "each `t[i]` or each step of the loop makes a new 0-d tensor object",
+)
+def _():
+    t = torch.arange(3.0, dtype=torch.float64)
+    items = list(t)
+    assert all(isinstance(v, torch.Tensor) and v.dim() == 0 for v in items)
+    assert len({id(v) for v in items}) == len(items) and t[0] is not t[0]
+
+
+@fact("01", "uint8-wraps", "**Arithmetic on `uint8`.** Bytes wrap around: 250 + 10 is 4, not 260")
+def _():
+    r = torch.tensor([250], dtype=torch.uint8) + 10
+    assert r.dtype == torch.uint8 and r.item() == 4
+
+
+@fact(
+    "01",
+    "one-hot-wants-int64",
+    "`one_hot` wants int64 ids (`torch.long`); ids stored as int32 or as floats are refused",
+)
+def _():
+    ids = torch.tensor([0, 2, 1])
+    assert F.one_hot(ids, 3).dtype == torch.int64
+    for dtype in (torch.int32, torch.float32):
+        with pytest.raises(RuntimeError, match="LongTensor"):
+            F.one_hot(ids.to(dtype), 3)
+
+
+@fact("01", "one-hot-default-width", "Without it `one_hot` uses `ids.max() + 1` columns")
+def _():
+    assert F.one_hot(torch.tensor([0, 2])).shape == (2, 3)

@@ -1,0 +1,204 @@
+"""Facts lesson 02 (storage and views) states about torch, each asserted on the installed torch."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+from tests.facts import fact
+
+
+def _same_buffer(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+@fact(
+    "02",
+    "storage-is-untyped-bytes",
+    "The storage knows nothing about shape or dtype: it is just `nbytes()` bytes",
+)
+def _():
+    t = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    s = t.untyped_storage()
+    assert isinstance(s, torch.UntypedStorage) and s.nbytes() == 24
+    assert torch.tensor([1, 258], dtype=torch.int16).untyped_storage().tolist() == [1, 0, 2, 1]  # bytes, low first
+
+
+@fact(
+    "02",
+    "typed-storage-warns-once",
+    "it returns a `TypedStorage`, which is deprecated, and the first call in a process warns",
+)
+def _():
+    from torch import storage as storage_module
+
+    t = torch.ones(2)
+    storage_module._reset_warn_typed_storage_removal()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = t.storage()
+        t.storage()
+    assert isinstance(first, torch.TypedStorage)
+    deprecations = [w for w in caught if "TypedStorage is deprecated" in str(w.message)]
+    assert len(deprecations) == 1  # once per process, even with the "always" filter
+
+
+@fact(
+    "02",
+    "data-ptr-first-element",
+    "`t.data_ptr()` is the memory address of the tensor's first element; `t.untyped_storage().data_ptr()` is "
+    "the address of the start of the buffer",
+)
+def _():
+    t = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    row = t[1]
+    assert row.storage_offset() == 3 and _same_buffer(row, t)
+    assert row.data_ptr() == row.untyped_storage().data_ptr() + 3 * t.element_size()
+
+
+@fact(
+    "02",
+    "which-ops-view",
+    "Most operations that only rearrange elements return views: basic slicing, `view`, `reshape` (when it can), "
+    "`t()`/`transpose`, `unsqueeze`, `expand`, `diagonal`",
+)
+def _():
+    t = torch.arange(6.0).reshape(2, 3)
+    for v in (t[1], t[:, 1], t.view(3, 2), t.reshape(6), t.t(), t.transpose(0, 1), t.unsqueeze(0), t.expand(4, 2, 3)):
+        assert v._is_view() and _same_buffer(v, t)
+    assert t.diagonal()._is_view()
+
+
+@fact(
+    "02",
+    "advanced-indexing-and-flip-copy",
+    'Operations that compute new values, and indexing with a list or a mask ("advanced indexing"), copy; '
+    "so does `flip`",
+)
+def _():
+    t = torch.arange(6.0).reshape(2, 3)
+    for c in (t[[0, 1]], t[t > 2], t * 1, t.clone(), t.flip(1)):
+        assert not c._is_view() and not _same_buffer(c, t)
+
+
+@fact(
+    "02",
+    "in-place-keeps-buffer",
+    "Methods ending in an underscore (`add_`, `mul_`, `zero_`, `clamp_`, ...) and the augmented operators "
+    "(`+=`, `*=`) write into the existing storage",
+)
+def _():
+    a = torch.zeros(4)
+    v = a[:2]
+    before = a.untyped_storage().data_ptr()
+    a.add_(1)
+    a += 1
+    a *= 2
+    assert a.untyped_storage().data_ptr() == before and v.tolist() == [4.0, 4.0]
+    a = a + 1
+    assert a.untyped_storage().data_ptr() != before and v.tolist() == [4.0, 4.0]
+
+
+@fact(
+    "02",
+    "detach-shares-clone-copies",
+    "`clone()` copies the numbers into a new storage. `detach()` does the opposite: it shares the storage and "
+    "drops only the autograd history",
+)
+def _():
+    x = torch.ones(3, requires_grad=True)
+    d, c = x.detach(), x.clone()
+    assert _same_buffer(d, x) and not d.requires_grad and d.grad_fn is None
+    assert not _same_buffer(c, x) and c.requires_grad and type(c.grad_fn).__name__ == "CloneBackward0"
+    d.zero_()
+    assert x.detach().tolist() == [0.0, 0.0, 0.0]
+
+
+@fact(
+    "02",
+    "as-tensor-shares-unless-dtype",
+    "`torch.as_tensor(...)` shares when it can and copies when it must, for instance when you ask for another dtype",
+)
+def _():
+    n = np.arange(4.0)
+    assert np.shares_memory(torch.as_tensor(n).numpy(), n)
+    assert not np.shares_memory(torch.as_tensor(n, dtype=torch.float32).numpy(), n)
+    assert not np.shares_memory(torch.tensor(n).numpy(), n)
+
+
+@fact(
+    "02",
+    "numpy-refuses-requires-grad",
+    "**Tensors that require grad.** NumPy knows nothing of autograd, so PyTorch refuses",
+)
+def _():
+    w = torch.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"detach\(\)\.numpy\(\)"):
+        w.numpy()
+    with pytest.raises(TypeError, match="meta device type tensor to numpy"):
+        torch.ones(2, device="meta").numpy()
+    arr = w.detach().numpy()
+    arr[0] = 5.0
+    assert w[0].item() == 5.0
+
+
+@fact(
+    "02",
+    "from-numpy-storage-covers-the-array",
+    "`torch.from_numpy` wraps exactly the memory the array covers, so two tensors made from overlapping NumPy "
+    "slices get two storages that start at different addresses",
+)
+def _():
+    n = np.arange(6.0)
+    whole, tail = torch.from_numpy(n), torch.from_numpy(n[2:])
+    assert whole.untyped_storage().nbytes() == 48 and tail.untyped_storage().nbytes() == 32
+    assert tail.untyped_storage().data_ptr() == whole.untyped_storage().data_ptr() + 16
+
+
+@fact(
+    "02",
+    "leaf-in-place-refused",
+    "A tensor you created with `requires_grad=True` is a leaf of the autograd graph",
+)
+def _():
+    p = torch.ones(3, requires_grad=True)
+    assert p.is_leaf
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        p.add_(1)
+    with torch.no_grad():
+        p.add_(1)
+    assert p.detach().tolist() == [2.0, 2.0, 2.0]
+
+
+@fact(
+    "02",
+    "expanded-write-refused-by-stride-check",
+    "It comes from a check on the strides, which finds a dimension of stride 0",
+)
+def _():
+    # aten/src/ATen/MemoryOverlap.cpp: has_internal_overlap is Yes (1) only for a size > 1 dim of stride 0,
+    # TooHard (2) for other overlap, which assert_no_internal_overlap lets through.
+    bias = torch.zeros(3)
+    grid = bias.expand(2, 3)
+    assert torch._debug_has_internal_overlap(grid) == 1
+    assert torch._debug_has_internal_overlap(torch.zeros(6).unfold(0, 3, 1)) == 2
+    for write in (lambda: grid.add_(torch.zeros(2, 3)), lambda: grid.copy_(torch.zeros(2, 3)), lambda: grid.mul_(1)):
+        with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+            write()
+
+
+@fact(
+    "02",
+    "fill-and-zero-skip-the-check",
+    "`fill_` and `zero_`, which write one value everywhere, skip it, and write through to `bias`",
+)
+def _():
+    bias = torch.zeros(3)
+    grid = bias.expand(2, 3)
+    grid.fill_(1.0)
+    assert bias.tolist() == [1.0, 1.0, 1.0]
+    grid.zero_()
+    assert bias.tolist() == [0.0, 0.0, 0.0]
