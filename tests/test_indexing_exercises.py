@@ -32,6 +32,13 @@ def even_rows_loop(x):
     return out
 
 
+def even_rows_counting_loop(x):
+    n = 0
+    for _ in x:  # counts the rows one by one: work that grows with the input
+        n += 1
+    return x[:n:2]
+
+
 def anti_loop(m):
     n = m.shape[0]
     out = torch.empty(n, dtype=m.dtype)
@@ -240,7 +247,8 @@ TABLE = [
     ("16.2", rows_loop, FAIL, LOOP, "a comprehension"),
     ("16.2", rows_index_select, PASS, "", "index_select of nonzero"),
     ("16.2", rows_min, PASS, "", "row minimum"),
-    ("16.3", even_rows_loop, FAIL, LOOP, "an idle loop"),
+    ("16.3", even_rows_loop, PASS, "", "a loop that never runs: graded by behaviour, not spelling"),
+    ("16.3", even_rows_counting_loop, FAIL, LOOP, "rows counted in a loop, then a view"),
     ("16.3", lambda x: x.unfold(0, 1, 2).squeeze(-1) if len(x) else x, PASS, "", "unfold"),
     ("16.3", lambda x: torch.narrow(x, 0, 0, len(x))[0::2], PASS, "", "narrow, then step"),
     ("16.3", lambda x: x[torch.arange(0, len(x), 2)], FAIL, "is a copy", "breaks only 'a view'"),
@@ -303,6 +311,6 @@ def test_every_exercise_has_a_loop_answer_rejected_and_two_alternatives_accepted
 
 
 def test_the_reference_passes_the_check_that_its_loop_rule_reads():
-    # the rule reads the source: the references themselves contain no loop
+    # the loop rule grows the inputs: the references do constant work at every size
     for ex in REGISTRY.module_exercises("16"):
         assert evaluate(ex, ex.reference)[0] == PASS, ex.id

@@ -12,16 +12,18 @@ fresh copy of the case's inputs, so what they see is not disturbed by the first 
 
 from __future__ import annotations
 
-import ast
 import inspect
-import textwrap
 import types
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from .compare import shares_memory
+from .families import FAMILIES
+from .growth import growth, tiled
 
 
 @dataclass
@@ -32,6 +34,7 @@ class Case:
     args: tuple  # the arguments the learner's function was called with (after the call)
     got: Any  # what it returned
     fresh: Callable[[], tuple]  # a new, independent copy of the case's inputs, for a second run
+    reference: Callable[..., Any] | None = None  # the exercise's reference answer, for rules that need it
 
 
 class Rule:
@@ -193,20 +196,39 @@ class _Recorder(torch.overrides.TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
+class _AtenRecorder(TorchDispatchMode):
+    def __init__(self, calls: list[str]) -> None:
+        super().__init__()
+        self.calls = calls
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.calls.append(f"aten::{func.overloadpacket.__name__}")
+        return func(*args, **(kwargs or {}))
+
+
 def recorded_calls(fn: Callable[..., Any], args: tuple) -> list[str]:
-    """Names of the torch functions and tensor methods ``fn(*args)`` calls (a TorchFunctionMode)."""
-    with _Recorder() as rec:
+    """Names of the torch functions and tensor methods ``fn(*args)`` calls (a TorchFunctionMode),
+    and of the aten operations they dispatch, as ``aten::name`` (a TorchDispatchMode)."""
+    with _Recorder() as rec, _AtenRecorder(rec.calls):
         fn(*args)
     return rec.calls
 
 
+def _spelled(names: Iterable[str]) -> str:
+    shown = sorted(n for n in names if not n.startswith("aten::"))[:6]
+    return ", ".join(shown) + (", ..." if len(shown) == 6 else "")
+
+
 @dataclass
 class Calls(Rule):
-    """The answer calls every name in ``require`` and none in ``forbid`` (torch functions/methods)."""
+    """The answer calls every name in ``require``, at least one name of each family in
+    ``require_any`` (a family of :data:`FAMILIES`, or a set of names), and nothing in ``forbid``
+    (names or family names: ``forbid=("inverse",)`` forbids every inverse)."""
 
     require: tuple[str, ...] = ()
     forbid: tuple[str, ...] = ()
     why: str = ""
+    require_any: tuple[str, ...] = ()
     name = "calls"
 
     def judge(self, case: Case) -> str | None:
@@ -215,11 +237,18 @@ class Calls(Rule):
         except Exception:  # noqa: BLE001
             return None
         for name in self.require:
-            if name not in calls:
+            if name not in calls and f"aten::{name}" not in calls:
                 return f"your function never calls {name}; {self.why or 'the task asks for it'}"
+        for fam in self.require_any:
+            if not calls & FAMILIES.get(fam, frozenset()):
+                why = self.why or "the task asks for it"
+                return f"your function never calls any {fam} ({_spelled(FAMILIES[fam])}); {why}"
         for name in self.forbid:
-            if name in calls:
-                return f"your function calls {name}; {self.why or 'the task forbids it'}"
+            names = FAMILIES.get(name, frozenset({name}))
+            hit = sorted(calls & names)
+            if hit:
+                what = hit[0] if name not in FAMILIES else f"{hit[0]} (a {name})"
+                return f"your function calls {what}; {self.why or 'the task forbids it'}"
         return None
 
 
@@ -303,33 +332,51 @@ class Graph(Rule):
         return None
 
 
-# ------------------------------------------------------------------ source
+# ------------------------------------------------------------------ loops, by behaviour
 
 
-_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-
-
-def python_loops(fn: Callable[..., Any]) -> list[str] | None:
-    """The kinds of Python loop in ``fn``'s own source (None when the source cannot be read)."""
-    try:
-        source = textwrap.dedent(inspect.getsource(inspect.unwrap(fn)))
-        tree = ast.parse(source)
-    except (OSError, TypeError, SyntaxError):
-        return None
-    return [type(node).__name__ for node in ast.walk(tree) if isinstance(node, _LOOPS)]
-
-
+@dataclass
 class NoLoop(Rule):
-    """No for/while loop and no comprehension in the answer's own source."""
+    """No Python loop over the data, judged by behaviour (:mod:`torchcourse.growth`): the answer
+    runs on the case's data repeated 1, 2 and 4 times along the first dimension, and the ops it
+    dispatches, the lines of its own Python and the numbers it moves into Python must not grow.
 
+    ``grow(args, k)`` builds the k-times-larger case; by default every tensor argument (or those at
+    positions ``which``) is tiled along its first dimension. A growth is used only where the
+    reference accepts the grown inputs and does constant work on them, so a case the tiling makes
+    invalid (a permutation, a square matrix) is skipped rather than misjudged.
+    """
+
+    which: tuple[int, ...] | None = None
+    grow: Callable[[tuple, int], tuple] | None = None
     name = "no Python loop"
-    early = True
+
+    def _grow(self, args: tuple, k: int) -> tuple:
+        return self.grow(args, k) if self.grow is not None else tiled(args, k, self.which)
 
     def judge(self, case: Case) -> str | None:
-        loops = python_loops(case.fn)
-        if loops:
-            kinds = sorted({"a comprehension" if k.endswith(("Comp", "Exp")) else f"a {k.lower()} loop" for k in loops})
-            return f"your function uses {' and '.join(kinds)}; the task asks for no Python loop: use tensor operations"
+        if not any(isinstance(a, torch.Tensor) and a.numel() for a in case.args):
+            return None
+        if case.reference is not None:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    if growth(case.reference, case.fresh, self._grow).grew():
+                        return None  # this growth changes more than the amount of data: not a fair test
+            except Exception:  # noqa: BLE001 - the grown inputs are outside the task's domain
+                return None
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                grew = growth(case.fn, case.fresh, self._grow).grew()
+        except Exception:  # noqa: BLE001 - the values were judged already; an error here is not a loop
+            return None
+        if grew:
+            return (
+                f"your function loops over the data: {grew} (a vectorised answer does the same work at "
+                "every size); the task asks for no Python loop (for, map, filter, a comprehension, "
+                "recursion or a helper that loops): use tensor operations on the whole input"
+            )
         return None
 
 

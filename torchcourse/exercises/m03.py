@@ -70,7 +70,7 @@ EXERCISES = [
         "Find an element by hand (warm-up)",
         element_at,
         cases=_element_cases,
-        rules=[Calls(forbid=("as_strided",), why="index the storage directly, without building the view")],
+        rules=[Calls(forbid=("strided view",), why="index the storage directly, without building the view")],
         hints=[
             "Element index (i, j, ...) sits at offset + i*stride[0] + j*stride[1] + ... in the storage.",
             "zip(index, stride) pairs each index with its stride; index the 1-D storage with the position.",
@@ -88,7 +88,7 @@ EXERCISES = [
         cases=lambda: [((3, 4),), ((2, 3, 4),), ((5,),), ((2, 1, 3, 2),), ((7, 1),)],
         rules=[
             Calls(
-                forbid=("empty", "zeros", "ones", "tensor", "empty_strided", "full", "rand", "randn"),
+                forbid=("factory",),
                 why="compute the strides from the shape, without creating a tensor",
             )
         ],

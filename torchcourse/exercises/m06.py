@@ -67,6 +67,14 @@ def _residual_cases():
     ]
 
 
+def _more_equations(args: tuple, k: int) -> tuple:
+    """06.4's case k times larger both ways: A repeated k times down a block diagonal (still
+    invertible), B with k times the right-hand sides, each k times as long; a loop over the rows of
+    A or of B grows with it, one batched solve does not."""
+    A, B = args
+    return torch.block_diag(*[A] * k), B.repeat(k, k)
+
+
 def _rows_cases():
     return [
         (_well_conditioned(3, 20), randn(5, 3, seed=21, dtype=torch.float64)),
@@ -151,8 +159,8 @@ EXERCISES = [
         solve_rows,
         cases=_rows_cases,
         rules=[
-            NoLoop(),
-            Calls(require=("linalg_solve",), forbid=("linalg_inv",), why="one call to torch.linalg.solve, no inverse"),
+            NoLoop(grow=_more_equations),
+            Calls(require=("linalg_solve",), forbid=("inverse",), why="one call to torch.linalg.solve, no inverse"),
         ],
         hints=[
             "solve(A, B) treats the *columns* of a 2-D B as right-hand sides.",

@@ -272,7 +272,7 @@ EXERCISES = [
         cases=_zeros_cases,
         rules=[
             Calls(
-                forbid=("to", "cuda", "copy_"),
+                forbid=("device copy",),
                 why="create the tensor directly on the device (device=...), not on the CPU and then moved",
             )
         ],

@@ -101,6 +101,8 @@ def _mixed_cases():
         (randn(3, 4, seed=5) * 0.2,),
         (randn(50, seed=6, dtype=torch.float64),),
         (randn(2, 5, seed=7) * 0.1,),
+        (torch.tensor([0.5, -3.0, 2.0]),),  # the largest magnitude is negative, and beyond the largest value
+        (torch.tensor([[0.5, -2.0], [0.25, 0.0]]),),  # in range above, out of range below
     ]
 
 
@@ -214,7 +216,12 @@ EXERCISES = [
             "Compute both outcomes, x / m and x, then pick one with torch.where(condition, a, b).",
             "The condition m > 1 is a 0-d bool tensor; torch.where broadcasts it over x.",
         ],
-        wrong=[one_graph(_soft_clip_if), lambda x: x / x.abs().max(), lambda x: x.clamp(-1, 1)],
+        wrong=[
+            one_graph(_soft_clip_if),
+            lambda x: x / x.abs().max(),
+            lambda x: x.clamp(-1, 1),
+            lambda x: torch.where(x.max() > 1, x / x.max(), x),  # max instead of the largest magnitude
+        ],
     ),
     Exercise(
         "11.4",

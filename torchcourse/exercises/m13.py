@@ -274,6 +274,7 @@ EXERCISES = [
         "The k best individuals",
         best_k,
         cases=_best_k_cases,
+        domain=lambda pop, cost, k: pop.shape[0] >= k >= 1,  # the text: k of the population's rows
         hints=[
             "torch.argsort(cost) gives the indices that sort the costs, lowest first.",
             "Index the population's rows with the first k of those indices: the result has shape (k, 3).",

@@ -8,6 +8,7 @@ import torch
 from torch.func import grad, vmap
 
 from ..checks import Exercise
+from ..families import FAMILIES
 from ..rules import Rule, recorded_calls
 from ._inputs import randn
 from ._solutions import solution
@@ -156,8 +157,9 @@ def _polar_cases():
 
 
 class _DerivativeFromAutograd(Rule):
-    """14.3 takes g' from autograd: torch.autograd.grad or .backward() (any torch.func entry
-    calls grad underneath), not a finite difference or a derivative typed in."""
+    """14.3 takes g' from autograd, in any mode: torch.autograd.grad, .backward(), torch.func's
+    grad/vjp/jacrev (they reach autograd.grad), forward mode through torch.autograd.forward_ad or
+    torch.func.jvp/jacfwd (they reach _make_dual); not a finite difference or a derivative typed in."""
 
     name = "g' from autograd"
     every_case = False
@@ -167,8 +169,11 @@ class _DerivativeFromAutograd(Rule):
             calls = set(recorded_calls(case.fn, case.fresh()))
         except Exception:  # noqa: BLE001 - an odd answer is the comparison's to report
             return None
-        if not calls & {"grad", "backward"}:
-            return "your function never asks autograd for g'; use torch.autograd.grad (or .backward())"
+        if not calls & FAMILIES["autograd"]:
+            return (
+                "your function never asks autograd for g'; use torch.autograd.grad, .backward(), "
+                "torch.func or forward-mode autograd"
+            )
         return None
 
 

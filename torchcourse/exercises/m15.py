@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import torch
 from torch.distributed.tensor import Replicate, Shard
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from ..checks import Exercise
 from ..compare import shares_memory
-from ..rules import Calls
+from ..rules import Calls, Rule, allocations
 from ._inputs import randint, randn
 from ._solutions import solution
 
@@ -110,6 +111,60 @@ def _col_matmul_cases():
     return cases
 
 
+class _NoGather(Rule):
+    """15.8: no rank's data meets another's before the partial products are formed. Judged by
+    behaviour, whatever gathers: no single op takes two shards of W (or of x) as inputs (cat,
+    stack, column_stack, a sum of shards ...), and no block as large as W or x whole is allocated
+    (a buffer the shards are copied into), where the stacked partial results are smaller than that."""
+
+    name = "no gather"
+
+    def judge(self, case):
+        ws, xs = case.fresh()
+        shards = {t.untyped_storage().data_ptr(): ("W", i) for i, t in enumerate(ws)}
+        shards.update({t.untyped_storage().data_ptr(): ("x", i) for i, t in enumerate(xs)})
+        mixed: list[str] = []
+
+        class Watch(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                owners = {shards.get(a.untyped_storage().data_ptr()) for a in _flat_tensors(args)} - {None}
+                for name in ("W", "x"):
+                    if len({i for n, i in owners if n == name}) > 1 and not mixed:
+                        mixed.append(f"{func.overloadpacket.__name__} takes several shards of {name}")
+                return func(*args, **(kwargs or {}))
+
+        try:
+            with Watch():
+                case.fn(ws, xs)
+        except Exception:  # noqa: BLE001 - the comparison reports the answer's own errors
+            return None
+        if mixed:
+            return f"your function gathers: {mixed[0]}; add up the ranks' local products, never join shards"
+        fresh = case.fresh()
+        m, n = fresh[0][0].shape[0], fresh[1][0].shape[1]
+        stacked = len(fresh[0]) * m * n * fresh[0][0].element_size()
+        wholes = [sum(t.nbytes for t in part) for part in fresh]
+        telling = [b for b in wholes if stacked < b]  # stacking the partial products stays below these
+        if not telling:
+            return None  # memory cannot tell a gather from a stack of the partial products here
+        whole = min(telling)
+        largest = max([e for e in allocations(lambda: case.fn(*fresh)) if e > 0], default=0)
+        if largest >= whole:
+            return (
+                f"your function allocates {largest:,} bytes at once, as much as W or x whole ({whole:,}); "
+                "add up the ranks' local products, never copy the shards into one tensor"
+            )
+        return None
+
+
+def _flat_tensors(value):
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _flat_tensors(v)
+
+
 def _separate_buffers(args, got):
     """Each simulated rank owns its own memory: one shared tensor for all ranks is not a simulation."""
     if not isinstance(got, (list, tuple)):
@@ -137,7 +192,7 @@ EXERCISES = [
         cases=_rows_cases,
         rules=[
             Calls(
-                forbid=("chunk", "tensor_split", "split"),
+                forbid=("split",),
                 why="work the row counts out with arithmetic, not torch.chunk",
             )
         ],
@@ -258,12 +313,7 @@ EXERCISES = [
         cases=_col_matmul_cases,
         rtol=1e-4,
         atol=1e-5,
-        rules=[
-            Calls(
-                forbid=("cat", "concat", "concatenate", "hstack", "vstack"),
-                why="add up the ranks' local products; do not gather W or x whole",
-            )
-        ],
+        rules=[_NoGather()],
         hints=[
             "Rank r holds W's columns and x's rows of block r: w_r @ x_r is a full-size *partial* result.",
             "The answer is the sum of the ranks' partial products (what an all-reduce would compute).",

@@ -1,7 +1,7 @@
 """Module 16 "Advanced indexing": masks, integer arrays, where, nonzero, gather, scatter, index_add_.
 
 Every exercise is a small puzzle in the spirit of Tensor-Puzzles and numpy-100: the text asks
-for no Python loop, and :class:`NoLoop` reads the answer's source to enforce it. Exercises that
+for no Python loop, and :class:`NoLoop` enforces it by behaviour (work that grows with the input). Exercises that
 say "in place", "a view" or "a copy" carry the rule for that too.
 """
 
@@ -59,20 +59,12 @@ fill_lower_ = solution("16", "fill_lower_")
 # ------------------------------------------------------------------ helpers
 
 
-class _NoLoopOnData(NoLoop):
-    """NoLoop, judged after the values and on cases with data: an answer that also changes its
-    input or returns wrong values hears about that first (the source is the same on every case,
-    so skipping the empty ones loses nothing)."""
-
-    early = False
-
-    def judge(self, case):
-        if not any(isinstance(a, torch.Tensor) and a.numel() for a in case.args):
-            return None
-        return super().judge(case)
+NO_LOOP = NoLoop()
 
 
-NO_LOOP = _NoLoopOnData()
+def _square_tiles(args: tuple, k: int) -> tuple:
+    """A square matrix grown k times along both dimensions (tiled k x k), so it stays square."""
+    return (args[0].repeat(k, k),) + tuple(args[1:])
 
 
 def _returns_its_input(args: tuple, got) -> str | None:
@@ -178,7 +170,7 @@ EXERCISES = [
             (randn(0, 0, seed=18),),
         ],
         alias="copy",
-        rules=[NO_LOOP],
+        rules=[NoLoop(grow=_square_tiles)],
         hints=[
             "Entry k of the anti-diagonal sits at row k, column n - 1 - k.",
             "Two integer tensors of the same length, `m[rows, cols]`, pick the pairs (rows[k], cols[k]).",
@@ -264,7 +256,9 @@ EXERCISES = [
         keep_row_max,
         cases=lambda: [
             (randn(4, 5, seed=40),),
-            (randint(-3, 4, 5, 4, seed=41),),  # ties: every copy of the maximum stays
+            (randint(-3, 4, 5, 4, seed=41),),
+            (torch.tensor([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, 2.0, -1.0], [-1.0, -1.0, -2.0, -5.0]]),),  # tied maxima
+            (torch.tensor([[4, 4], [0, -2]]),),  # tied maxima, integers
             (randn(5, 3, seed=42, dtype=torch.float64).T,),  # transposed
             (-torch.ones(1, 1),),
             (randn(0, 3, seed=43),),
@@ -279,6 +273,7 @@ EXERCISES = [
             lambda x: torch.where(x == x.amax(), x, torch.zeros_like(x)),  # the global maximum only
             lambda x: torch.where(x == x.amax(dim=0), x, torch.zeros_like(x)),  # column maxima
             lambda x: torch.where(x == x.amax(dim=1, keepdim=True), 1, 0).to(x.dtype),  # a mask, not the values
+            lambda x: torch.zeros_like(x).scatter(1, x.argmax(1, keepdim=True), x.amax(1, keepdim=True)),  # one copy
         ],
     ),
     Exercise(
