@@ -384,3 +384,16 @@ def test_graph_facts_count_graphs_breaks_recompiles_and_ops():
     assert facts.recompiles == 1 and "mul" in facts.ops
     facts = graph_facts(breaks, [(torch.ones(3),)], fullgraph=True)
     assert facts.error is not None
+
+
+def test_results_equal_by_value_pass_whatever_their_python_type():
+    import numpy as np
+
+    from torchcourse.compare import compare
+
+    assert compare(np.str_("cpu"), "cpu") is None
+    assert compare(np.bool_(True), True) is None
+    assert compare(np.int64(3), 3) is None
+    assert compare(np.float32(0.5), 0.5) is None
+    # a different value still fails, and a bool is not a count
+    assert compare(np.str_("cuda"), "cpu") and compare(np.bool_(False), True) and compare(True, 1)

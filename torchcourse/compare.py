@@ -98,6 +98,14 @@ def compare(
         return f"{where}could not compare {describe(got)} with {describe(expected)} ({type(exc).__name__}: {exc})"
 
 
+def _same_kind_of_value(got: Any, exp: Any) -> bool:
+    """A string or boolean of another Python type that holds the same kind of value: a
+    ``numpy.str_`` (a ``str`` subclass) for a ``str``, a ``numpy.bool_`` for a ``bool``."""
+    if isinstance(exp, bool):
+        return isinstance(got, np.bool_)
+    return isinstance(got, str) and type(got) is not str
+
+
 def _compare(got: Any, exp: Any, rtol: float, atol: float, check_dtype: bool, where: str) -> str | None:
     if isinstance(exp, torch.Tensor):
         if isinstance(got, torch.Tensor):
@@ -122,6 +130,8 @@ def _compare(got: Any, exp: Any, rtol: float, atol: float, check_dtype: bool, wh
             check_dtype,
             where,
         )
+    if isinstance(exp, (bool, str)) and _same_kind_of_value(got, exp):
+        got = type(exp)(got)  # NumPy's str_ and bool_ are the same values as str and bool
     if isinstance(exp, bool) or isinstance(exp, (torch.dtype, torch.device, str)) or exp is None:
         if type(got) is not type(exp) or got != exp:
             return f"{where}expected {_fmt(exp)}, got {describe(got) if type(got) is not type(exp) else _fmt(got)}"
