@@ -51,7 +51,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 07 · GPU offload: exercises
@@ -235,11 +235,17 @@ else:
 #
 # A copy from ordinary (pageable) host memory makes the host wait; a copy from **pinned**
 # (page-locked) memory with `non_blocking=True` lets the host go on while the device copies.
-# Write `to_device_async(batch, device)` that returns a **new** dict with the same keys:
-# every tensor pinned with `.pin_memory()` and then copied to `device` with
-# `non_blocking=True`, every other value unchanged. Pinning needs an accelerator: without one
-# `.pin_memory()` raises, so the check passes tensors that can be pinned anyway and records
-# how each one was copied.
+# Pinning is itself a copy, made on the thread that calls `.pin_memory()`: done on your
+# training loop just before each transfer, it is often slower than a plain `.to(device)`
+# (the lesson shows why). It pays off the loop, which is what `DataLoader(pin_memory=True)`
+# does: a background thread pins each batch while the loop works on the previous one, and
+# the loop only issues the non-blocking copies.
+#
+# Write `to_device_async(batch, device)`, the two steps of that pipeline in one function:
+# it returns a **new** dict with the same keys, every tensor pinned with `.pin_memory()` and
+# then copied to `device` with `non_blocking=True`, every other value unchanged. Pinning
+# needs an accelerator: without one `.pin_memory()` raises, so the check passes tensors that
+# can be pinned anyway and records how each one was copied.
 
 
 # %%

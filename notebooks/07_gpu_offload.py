@@ -51,7 +51,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 07 · GPU offload
@@ -135,8 +135,11 @@ print("pick_device() is torch.accelerator's choice:", device.type == by_hand.typ
 # %% [markdown]
 # ## Three ways to put a tensor on a device
 #
-# 1. **Create it there**: every creation function takes `device=`. Nothing is computed on
-#    the CPU and nothing crosses the bus.
+# 1. **Create it there**: every creation function takes `device=`. A factory that makes its
+#    own values (`zeros`, `ones`, `full`, `arange`, `randn`) fills them on the device: nothing
+#    is computed on the CPU and nothing crosses the bus. `torch.tensor(data, device=device)`
+#    is different: a Python list or a NumPy array lives in host memory, so PyTorch builds the
+#    tensor on the CPU and then copies it to `device`.
 # 2. **Move it**: `t.to(device)` returns a copy on `device`, or `t` itself when it is
 #    already there. It never changes `t`.
 # 3. **`.cuda()` and `.cpu()`**: shorthands for `.to("cuda")` and `.to("cpu")`. `.cuda()`
@@ -252,6 +255,7 @@ try:
 except TypeError:  # a built-in clock (time.perf_counter): older torch on a machine without CUDA
     clock_source = ""
 if version_tuple(torch.__version__) >= (2, 13, 0):
+    # by construction: read from the installed source
     claim(
         "torch.accelerator.synchronize()" in clock_source and "default_timer()" in clock_source,
         "torch.utils.benchmark's clock synchronises through torch.accelerator, then reads a wall clock",
@@ -323,11 +327,26 @@ for n in (500, 5000, 10000):
 # lot of work on it pays; moving it for one cheap operation does not.
 #
 # **Pageable vs pinned memory.** Ordinary host memory is *pageable*: the operating system
-# may move it, so the GPU cannot read it directly, and the driver first copies it into a
-# *pinned* (page-locked) staging buffer. `t.pin_memory()` makes that buffer yourself:
-# copies from pinned memory are faster, and only from pinned memory can
-# `t.to("cuda", non_blocking=True)` return before the copy ends, so the CPU can prepare
-# the next batch meanwhile (this is what `DataLoader(pin_memory=True)` is for).
+# may move its pages or swap them out, so the GPU's copy engine cannot read it directly.
+# The driver copies it, chunk by chunk, into a *pinned* (page-locked) staging buffer and
+# sends each chunk from there, staging the next chunk while the last one travels. From
+# memory that is already pinned, the copy engine reads directly: the transfer is faster,
+# and `t.to("cuda", non_blocking=True)` returns at once and lets the CPU go on while the
+# bytes travel. From pageable memory, `non_blocking=True` still keeps the CPU busy until
+# the driver has staged every byte.
+#
+# **Pinning is itself a copy.** `t.pin_memory()` allocates page-locked memory and copies `t`
+# into it, on the thread that calls it, before any transfer starts. So
+# `t.pin_memory().to(device, non_blocking=True)` on every batch does the driver's staging
+# copy yourself, all of it first, and then the transfer, where a plain `t.to(device)`
+# overlaps the two: PyTorch's own pinning tutorial (Further reading) measures the first
+# form as up to twice as slow as the second. Pinning pays when its copy is off your path:
+#
+# * **in the background**: `DataLoader(pin_memory=True)` pins each batch in a separate
+#   thread while your loop works on the previous one, so your loop only issues the
+#   `non_blocking` copy of a tensor that is already pinned (`t.is_pinned()` says so);
+# * **once**: data you send to the device many times, or a buffer your own code fills
+#   directly, made pinned from the start (`torch.empty(..., pin_memory=True)`).
 #
 # Pinning needs an accelerator (a GPU build of PyTorch with its device present). Here is
 # what it does on this machine:
@@ -348,12 +367,14 @@ except RuntimeError as exc:
 # is accepted on any copy; without a GPU it changes nothing.
 #
 # What you *can* measure on the CPU is the host side: how fast this machine copies memory,
-# the same kind of copy the driver makes into its staging buffer for pageable memory.
-# Measure a *copy*: `dst.copy_(src)` into a buffer that exists and has been written once.
-# `src.clone()` looks like a copy but also allocates 64 MiB each call, and the operating
-# system maps each fresh page on its first write (a *page fault*), so a clone times the
-# allocator and the page faults too. The cell times both, and the course's
-# `copy_bandwidth()`, the figure module 00's preflight reports:
+# the same kind of copy the driver makes into its staging buffer for pageable memory, and
+# the copy `pin_memory()` makes. Measure a *copy*: `dst.copy_(src)` into a buffer that
+# exists and has been written once. `src.clone()` looks like a copy but also allocates its
+# 64 MiB output on every call, and at this size each allocation is fresh memory from the
+# operating system, which maps each page on its first write (a *page fault*): a clone times
+# the allocator and the page faults too (the size sweep below shows where that starts). The
+# cell times both, and the course's `copy_bandwidth()`, the figure module 00's preflight
+# reports:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -368,22 +389,78 @@ print(f"dst.copy_(host), 64 MiB: {copy_t}  ->  {gb / copy_t.min:5.1f} GB/s")
 print(f"host.clone(),    64 MiB: {clone_t}  ->  {gb / clone_t.min:5.1f} GB/s")
 print(f"copy_bandwidth(128 MiB), as in the preflight: {copy_bandwidth(128 * 2**20):5.1f} GB/s")
 
+# %% [markdown]
+# That copy time is what `pin_memory()` would add on your thread for this tensor before its
+# transfer could start. Set it beside the transfer itself at 16 GB/s: pinning first puts the
+# two one after the other and costs their sum, while the driver's chunked staging of
+# pageable memory overlaps them and costs about the larger of the two. The sum is at most
+# twice the larger, reached when the two are equal: the tutorial's "up to twice as slow".
+
 # %%
-claim(clone_t.min > 1.5 * copy_t.min, "clone() is slower than copy_() into a buffer that already exists")
+# NBVAL_IGNORE_OUTPUT
+nbytes = host.numel() * host.element_size()
+print(f"pin_memory() of 64 MiB copies it first:  {copy_t.min * 1e3:5.2f} ms on this machine (the copy above)")
+print(f"the transfer itself at 16 GB/s:          {nbytes / 16e9 * 1e3:5.2f} ms")
+serial = copy_t.min + nbytes / 16e9
+overlapped = max(copy_t.min, nbytes / 16e9)
+print(f"pinned per call, one after the other:    {serial * 1e3:5.2f} ms")
+print(f"pageable, staging overlapped, about:     {overlapped * 1e3:5.2f} ms")
+print(f"pinning every call costs {serial / overlapped:.1f}x the plain copy here (at most 2x, when the two are equal)")
 
 # %% [markdown]
-# With a GPU, the next cell measures host-to-device copies of the same 64 MiB from
-# pageable and from pinned memory, and shows that `non_blocking=True` from pinned memory
-# returns before the copy has finished.
+# **When is a clone's output fresh memory?** On Linux, `malloc` (glibc's) hands out a large
+# block as fresh pages straight from the operating system (`mmap`) and gives them back when
+# the block is freed; a smaller block comes from memory the process already has, and a freed
+# one is reused. The threshold between the two starts at 128 KiB and rises to the size of
+# the largest such block freed so far, up to 32 MiB on 64-bit systems. So a clone of a few
+# MiB reuses the memory that the previous clone freed and costs about a copy, while above
+# 32 MiB every clone faults in fresh pages, which the kernel also zeroes first. macOS and
+# Windows have their own allocators and thresholds. The sweep times `clone()` and `copy_()`
+# taking turns, on one thread, at sizes on both sides of 32 MiB:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+clone_over_copy = {}
+for mib in (4, 16, 48, 64):
+    src = torch.ones(mib * 2**18)  # mib MiB of float32
+    dst_mib = torch.empty_like(src)
+    dst_mib.copy_(src)
+    t_copy, t_clone = interleaved([lambda: dst_mib.copy_(src), src.clone], rounds=5, threads=1)
+    clone_over_copy[mib] = t_clone / t_copy
+    print(
+        f"{mib:>3} MiB: copy_ {format_seconds(t_copy):>9}, clone {format_seconds(t_clone):>9}: clone / copy = {t_clone / t_copy:.1f}x"
+    )
+
+# %%
+import platform
+
+if platform.libc_ver()[0] == "glibc":
+    # 64 MiB is above glibc's largest mmap threshold (32 MiB): every clone faults in and zeroes
+    # 16,384 fresh 4 KiB pages before it copies. Measured 6x on an AMD EPYC, 2-3x even with
+    # transparent huge pages (512x fewer faults); 1.5x at one thread, taking turns, holds on any CPU.
+    claim(
+        clone_over_copy[64] > 1.5,
+        "above 32 MiB, clone() is slower than copy_() into a buffer that already exists",
+        f"clone / copy at 64 MiB: {clone_over_copy[64]:.1f}x",
+    )
+else:
+    print(f"This machine's C library is not glibc: at 64 MiB clone / copy = {clone_over_copy[64]:.1f}x here.")
+
+# %% [markdown]
+# With a GPU, the next cell measures host-to-device copies of the same 64 MiB: from pageable
+# memory, from memory pinned once beforehand, and pinned anew on every call (the pattern to
+# avoid); and it shows that `non_blocking=True` from pinned memory returns before the copy
+# has finished.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 if device.type == "cuda" and pinned is not None:  # pinned-memory timings here use CUDA
     pageable_t = measure(lambda: host.to(device), device=device)
     pinned_t = measure(lambda: pinned.to(device, non_blocking=True), device=device)
-    nbytes = host.numel() * host.element_size()
-    print(f"pageable -> GPU: {pageable_t}  ({nbytes / pageable_t.min / 1e9:.1f} GB/s)")
-    print(f"pinned   -> GPU: {pinned_t}  ({nbytes / pinned_t.min / 1e9:.1f} GB/s)")
+    pin_each_t = measure(lambda: host.pin_memory().to(device, non_blocking=True), device=device)
+    print(f"pageable          -> GPU: {pageable_t}  ({nbytes / pageable_t.min / 1e9:.1f} GB/s)")
+    print(f"pinned once       -> GPU: {pinned_t}  ({nbytes / pinned_t.min / 1e9:.1f} GB/s)")
+    print(f"pinned every call -> GPU: {pin_each_t}  ({nbytes / pin_each_t.min / 1e9:.1f} GB/s)")
 
     torch.accelerator.synchronize()
     start = time.perf_counter()
@@ -396,9 +473,14 @@ if device.type == "cuda" and pinned is not None:  # pinned-memory timings here u
     )
 else:
     print(
-        gpu_skip_message("the pageable vs pinned host-to-device copy")
+        gpu_skip_message("the pageable, pinned-once and pinned-every-call host-to-device copies")
         or f"Skipped the pinned-memory copies: this cell times them on CUDA, and this device is {device.type}."
     )
+
+# %% [markdown]
+# The other direction needs care: `x.to("cpu", non_blocking=True)` returns a CPU tensor at
+# once, before its bytes have arrived. Read it only after `torch.accelerator.synchronize()`
+# (a plain `.cpu()` waits for you).
 
 # %% [markdown]
 # Each transfer also has a fixed cost (a driver call and a DMA set-up, several
@@ -543,6 +625,8 @@ else:
     print(gpu_skip_message("the Python loop and sum() on the GPU"))
 
 # %%
+# 1e4 dispatched additions (about a microsecond each) against one call that reads 80 kB (a few
+# µs): thousands of times apart, so 100x holds on any CPU, at one thread, under load.
 claim(loop_ratio > 100, "on the CPU the Python loop is more than 100x slower than one sum() call")
 
 # %% [markdown]
@@ -576,6 +660,8 @@ if device.type != "cuda":
 # %%
 c32, c64 = torch.randn(256, 256), torch.randn(256, 256, dtype=torch.float64)
 best32, best64 = interleaved([lambda: c32 @ c32, lambda: c64 @ c64], number=20, threads=1)  # taking turns
+# A compute-bound product: every CPU's vector units hold half as many float64 as float32 numbers,
+# so float64 costs about 2x; 1.2x, one thread, taking turns, holds on any CPU family.
 claim(
     best64 > 1.2 * best32,
     "on the CPU a float64 matmul is slower than a float32 one",
@@ -590,9 +676,9 @@ claim(
 # %% [markdown]
 # ## Common mistakes
 #
-# **Mixing devices.** Both operands must live on the same device; PyTorch never moves data
-# behind your back. With a GPU you meet this as `cuda:0` versus `cpu`; the `meta` device
-# shows it on every machine:
+# **Mixing devices.** As a rule, the tensors of one operation must live on the same device,
+# and PyTorch does not move one of them to the other's device for you. With a GPU you meet
+# this as `cuda:0` versus `cpu`; the `meta` device shows it on every machine:
 
 # %% tags=["raises-exception"]
 weights = torch.randn(3, 3).to("meta")
@@ -602,8 +688,27 @@ weights @ inputs
 # %% [markdown]
 # Fix: create both on `device`, or move one with `.to(weights.device)`.
 #
+# Two exceptions are worth knowing, because they make mixed code run where you expected
+# an error. A **0-d CPU tensor** (a scalar such as `torch.tensor(2.0)`) combines with a
+# tensor on any device: its value is read on the host and handed to the kernel like a
+# Python number. A 1-element tensor with a dimension (`torch.tensor([2.0])`) is not a
+# scalar and fails like any other. And an
+# **index tensor** on the CPU is copied to the indexed tensor's device for you: `x[idx]` works
+# with `x` on the GPU and `idx` on the CPU, at the cost of a transfer you did not write:
+
+# %%
+weights = torch.randn(3, 3).to("meta")
+print("meta tensor * 0-d CPU tensor ->", (weights * torch.tensor(2.0)).device)
+print("meta tensor indexed by a CPU index tensor ->", weights[torch.tensor([0, 2])].device)
+try:
+    weights * torch.tensor([2.0])
+except RuntimeError as exc:
+    print("meta tensor * 1-element 1-d CPU tensor -> RuntimeError:", exc)
+
+# %% [markdown]
 # **Expecting `.to()` to move the tensor in place.** `t.to(device)` returns a new tensor;
-# `t` stays where it was. (A *module*'s `.to()` is in place: module 08.)
+# `t` stays where it was. (A *module*'s `.to()` changes the module and returns it, but
+# it too puts new tensors in place of the old ones: module 08.)
 
 # %%
 t = torch.ones(2)
@@ -626,9 +731,15 @@ torch.ones(2, device="meta").numpy()
 # infinitely fast. Use `measure(fn, device=device)`, `torch.utils.benchmark`, or (on CUDA)
 # CUDA events.
 #
-# **Timing `clone()` as a copy.** A clone allocates fresh memory every call and pays the
+# **Timing `clone()` as a copy.** A clone allocates its output on every call; above the
+# allocator's threshold (32 MiB with glibc) that is fresh memory, and the clone pays the
 # operating system's page faults on it: measure bandwidth with `dst.copy_(src)` into a
 # buffer that already exists.
+#
+# **Pinning every batch yourself.** `batch.pin_memory().to(device, non_blocking=True)` on
+# your training thread copies each batch twice, the first time synchronously: often slower
+# than a plain `.to(device)`. Let `DataLoader(pin_memory=True)` pin in its background
+# thread, or pin once what you reuse.
 #
 # **Timing the first call.** The first CUDA call in a process initialises the driver and
 # loads kernels (hundreds of milliseconds). Warm up before you time.
@@ -644,7 +755,9 @@ torch.ones(2, device="meta").numpy()
 #   stopping the clock (`measure` and `torch.utils.benchmark` do), or time on the device with
 #   CUDA events.
 # * A transfer moves `numel × element_size` bytes over a bus far slower than GPU memory;
-#   pinned memory makes it faster and lets `non_blocking=True` overlap it with CPU work.
+#   from memory that is already pinned it is faster, and `non_blocking=True` overlaps it
+#   with CPU work. Pinning is itself a copy: pin in the loader's background thread
+#   (`DataLoader(pin_memory=True)`) or once, not just before each transfer.
 # * The GPU wins on large, regular work (a 5000×5000 matmul: 38× on the published laptop).
 #   It loses on tiny operations, Python loops over elements, float64 on consumer cards, and
 #   work dwarfed by its transfers.

@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 08 · nn.Module as a container for computation
@@ -67,7 +67,8 @@ _ = check_torch()
 # 2. register buffers with `nn.Buffer` or `register_buffer`, persistent or not;
 # 3. build a module that computes an expensive tensor lazily on first call, without the
 #    lazy-initialisation pitfalls;
-# 4. run a module under `torch.inference_mode`, save and load its state, and move it across
+# 4. run a module for results: `eval()` for how its layers behave, `torch.inference_mode`
+#    for autograd, and tell the two apart; save and load its state, and move it across
 #    devices.
 #
 # **Prerequisites.** Modules 06 (`pinv`, projections) and 07 (devices, the `meta` device).
@@ -112,6 +113,7 @@ h = Holder()
 print("parameters:", [name for name, _ in h.named_parameters()])
 print("buffers:   ", [name for name, _ in h.named_buffers()])
 print("state_dict:", list(h.state_dict()))
+# by construction: what the module registered
 claim(
     "cache" in dict(h.named_buffers()) and "cache" not in h.state_dict() and "plain" not in h.state_dict(),
     "the non-persistent buffer is a buffer but is not saved; the plain attribute is neither",
@@ -126,9 +128,10 @@ claim(
 # ## What `.to()` moves
 #
 # `.double()`, `.half()`, `.to(dtype)` and `.to(device)` visit every parameter and buffer,
-# recursively through sub-modules, and convert it **in place** (the module returns itself,
-# unlike a tensor's `.to()`). Plain attributes are skipped. Watch the dtypes after
-# `.double()`, and the devices after `.to("meta")` (the stand-in for a GPU from module 07):
+# recursively through sub-modules, convert each one, and return the module itself (a
+# tensor's `.to()` returns a new tensor and leaves the old one alone). Plain attributes are
+# skipped. Watch the dtypes after `.double()`, and the devices after `.to("meta")` (the
+# stand-in for a GPU from module 07):
 
 
 # %%
@@ -145,9 +148,37 @@ where(h)
 print("returned itself:", returned is h)
 print("after .to('meta'):")
 where(h.to("meta"))
+# by construction: Module._apply visits parameters and buffers only
 claim(
     h.offset.device.type == h.cache.device.type == "meta" and h.plain.device.type == "cpu",
     "both buffers moved with .to(), the plain attribute stayed behind",
+)
+
+# %% [markdown]
+# The module changes, but its tensors are not converted in place: each conversion makes a
+# **new** tensor, in new memory, and what the module does with it depends on the kind
+# (`Module._apply` in `torch/nn/modules/module.py`):
+#
+# * a **buffer** is replaced: the module's attribute now names the new tensor, and a
+#   reference you took earlier still names the old one, with the old dtype and device;
+# * a **parameter** keeps its `nn.Parameter` object for a dtype cast or a move between the
+#   CPU and a GPU: PyTorch swaps the new tensor in as its data (`param.data = new`), so an
+#   optimiser built before the move still holds the module's parameters. A move to or from
+#   `meta` replaces the parameter too;
+# * a tensor that needs no conversion (already on that device with that dtype) is kept.
+#
+# So take references to a module's tensors after you move or cast it, not before:
+
+# %%
+h = Holder()
+weight_before, offset_before = h.weight, h.offset
+h.double()
+print("weight: same object:", h.weight is weight_before, "| the old reference is now", weight_before.dtype)
+print("offset: same object:", h.offset is offset_before, "| the old reference is still", offset_before.dtype)
+# by construction: Module._apply (param.data = new for a parameter, a new tensor for a buffer)
+claim(
+    h.weight is weight_before and h.offset is not offset_before and offset_before.dtype == torch.float32,
+    ".double() kept the parameter object but replaced the buffer; the old buffer reference is stale",
 )
 
 # %% [markdown]
@@ -170,7 +201,7 @@ print("steps:", c.steps.dtype, "| scale:", c.scale.dtype)
 # ## What `state_dict()` saves and loads
 #
 # `state_dict()` is an ordered dict from dotted names to tensors: parameters and persistent
-# buffers, nothing else. `load_state_dict` copies values into a module's existing tensors
+# buffers, nothing else (unless a module defines `get_extra_state`). `load_state_dict` copies values into a module's existing tensors
 # and, by default (`strict=True`), insists that the keys match exactly:
 
 # %%
@@ -271,6 +302,8 @@ print(f"first call (builds P): {format_seconds(first)} | later calls: {later}")
 built = fresh.P
 fresh(x)
 print("P was built once and reused:", built is not None and fresh.P is built)
+# The first call adds pinv and a 2000x100x2000 product (0.8 GFLOP) to a later call's product,
+# which only reads the 16 MB P: several times apart on any CPU; a single first call can only be slowed by load.
 claim(first > 2 * later.min, "the first call, which builds P, costs more than twice a later call")
 
 # %% [markdown]
@@ -322,6 +355,7 @@ plt.show()
 
 # %%
 print("singular values ≈ 1:", int((singular > 0.5).sum()), "| ≈ 0:", int((singular < 1e-4).sum()))
+# A mathematical fact; float32 rounding leaves the zero singular values near 1e-6, far below 1e-4.
 claim(
     int((singular > 0.5).sum()) == 20 and int((singular < 1e-4).sum()) == 180,
     "exactly k = 20 singular values are 1 and the other 180 are zero to rounding",
@@ -372,6 +406,7 @@ stale = NoHook(old_A.clone())
 stale(x)  # builds P from the old A
 stale.load_state_dict(other)
 print("without the hook:         ", torch.allclose(stale(x), expected, atol=1e-4))
+# by construction: the hook is the only difference
 claim(not torch.allclose(stale(x), expected, atol=1e-4), "without the hook, the module projects onto the old A")
 
 # %% [markdown]
@@ -383,6 +418,7 @@ claim(not torch.allclose(stale(x), expected, atol=1e-4), "without the hook, the 
 # %%
 shares = proj.A.untyped_storage().data_ptr() == A.untyped_storage().data_ptr()
 print("proj.A shares A's storage:", shares, "| A now holds the loaded values:", torch.equal(A, other["A"]))
+# by construction: nn.Buffer(A) shares A's storage and load_state_dict copies into it
 claim(shares and torch.equal(A, other["A"]), "loading into proj overwrote the tensor A it was built from")
 
 # %% [markdown]
@@ -441,14 +477,60 @@ for name, buf in pipeline.named_buffers():
 print("state_dict:", list(pipeline.state_dict()))
 
 # %% [markdown]
-# ## Running a module for results: `torch.inference_mode`
+# ## Running a module for results: `eval()` and `torch.inference_mode`
 #
-# When you only need outputs, run the module under `torch.inference_mode()`. Like
-# `torch.no_grad()` it records no autograd graph, and it also skips the bookkeeping that
-# would let the results take part in autograd later (view tracking and version counters),
-# which removes some overhead per operation. The results are *inference tensors*:
+# Two switches, and they do different things:
+#
+# * **`module.eval()`** (the same as `module.train(False)`) sets the flag `training` to
+#   `False` on the module and on every sub-module, and returns the module. That is all it
+#   does: it matters only to layers whose `forward` reads `self.training`. `Dropout` then
+#   passes its input through instead of zeroing random elements, and `BatchNorm` normalises
+#   with its saved running statistics instead of the batch's own, and stops updating them.
+#   `module.train()` switches back; a new module starts in training mode. Autograd is not
+#   affected.
+# * **`torch.inference_mode()`**, like `torch.no_grad()`, switches autograd off for the code
+#   inside it. It changes no layer's behaviour: a module in training mode still drops out and
+#   still updates its running statistics there.
+#
+# For predictions you want both. The modules of this lesson have no layer that reads
+# `training`, so `eval()` changes nothing for them; a small network with `BatchNorm1d` and
+# `Dropout` shows the difference:
 
 # %%
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3), nn.Dropout(0.5))
+batch = torch.randn(8, 4)
+print("a new module is in training mode:", all(m.training for m in net.modules()))
+seen = {}
+for mode in ("train", "eval"):
+    getattr(net, mode)()  # net.train() or net.eval()
+    stats_before = net[1].running_mean.clone()
+    with torch.inference_mode():
+        first, second = net(batch), net(batch)
+    seen[mode] = (torch.equal(first, second), not torch.equal(net[1].running_mean, stats_before))
+    print(
+        f"{mode:>5} mode, under inference_mode: two calls agree: {seen[mode][0]} | running_mean changed: {seen[mode][1]}"
+    )
+print("eval() alone leaves autograd on: requires_grad =", net(batch).requires_grad)
+# by construction: dropout (p = 0.5) over 24 seeded elements, and BatchNorm's update rule
+claim(
+    seen["train"] == (False, True) and seen["eval"] == (True, False),
+    "under inference_mode a module in training mode still drops out and updates its running mean; in eval mode it does neither",
+)
+
+# %% [markdown]
+# In training mode, dropout drew new zeros on each call and BatchNorm folded this batch into
+# its running mean, inference mode or not. After `eval()` the output is the same every time
+# and the saved statistics stay as they were; `inference_mode` then adds what `eval()` does
+# not: no autograd graph.
+#
+# What `inference_mode` adds beyond `no_grad`: it also skips the bookkeeping that would let
+# the results take part in autograd later (view tracking and version counters), which
+# removes some overhead per operation. The results are *inference tensors*. The pipeline
+# built above, run for results:
+
+# %%
+pipeline.eval()  # no layer here reads `training`, but it is the habit to keep
 with torch.inference_mode():
     fast = pipeline(data[:4])
 print("requires_grad:", fast.requires_grad, "| is_inference:", fast.is_inference())
@@ -480,6 +562,7 @@ with tempfile.TemporaryDirectory() as tmp:
     size = path.stat().st_size
     print(f"file size: {size / 1e6:.1f} MB (A alone is {A.numel() * 4 / 1e6:.1f} MB; P is not saved)")
     state = torch.load(path, map_location="cpu")
+# by construction: the file holds A (0.8 MB) and the statistics, not P (16 MB)
 claim(size < n * n * 4, "the file is smaller than P alone would be: P is not saved")
 
 restored = nn.Sequential(Standardise(torch.zeros(n), torch.ones(n)), ColumnSpaceProjection(torch.zeros(n, k)))
@@ -492,7 +575,9 @@ print("temporary directory removed:", not Path(tmp).exists())
 #
 # `module.to(device)` moves every parameter and buffer, including a `P` that was already
 # built. Then feed it inputs on the same device and bring small results back with
-# `.cpu()`. Without a GPU, `pick_device()` returns the CPU and the cell still runs.
+# `.cpu()`. Without a GPU, `pick_device()` returns the CPU: `pipeline.to("cpu")` finds every
+# tensor already there and keeps it, so the cell runs but moves nothing (the move itself
+# was shown with `meta` above); the cell after it says so.
 # (`pick_device()` is the course's helper; PyTorch's device-agnostic way to ask for the
 # accelerator is `torch.accelerator.current_accelerator()`, shown in modules 00 and 07.)
 
@@ -503,9 +588,20 @@ device = pick_device()
 pipeline.to(device)
 on_device = pipeline(data[:4].to(device))
 print("all buffers on the module's device:", all(b.device.type == device.type for b in pipeline.buffers()))
+# by construction: .to() visits every buffer, P included
 claim(pipeline[1].P.device.type == device.type, "the lazily built P moved with the module")
 print("same result as on the CPU:", torch.allclose(on_device.cpu(), out, atol=1e-3))
 pipeline = pipeline.to("cpu")  # back to the CPU (the module returns itself)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+if device.type == "cpu":
+    print(
+        "No accelerator here (torch.accelerator.is_available() is False): the cell above moved nothing, "
+        "since pipeline.to('cpu') kept every tensor. With a GPU it moves A, P and the statistics there and back."
+    )
+else:
+    print(f"The cell above moved the pipeline to {device} and back.")
 
 # %% [markdown]
 # A large module can also be *built* without memory: create it on the `meta` device, then
@@ -561,6 +657,11 @@ lazy(inputs).sum().backward()
 # %% [markdown]
 # Fix: make the first call outside `inference_mode` (or build `P` under `torch.no_grad()`).
 #
+# **Predicting with a network still in training mode.** `inference_mode` (or `no_grad`)
+# alone leaves `Dropout` dropping and `BatchNorm` using and updating batch statistics, as the
+# cell on `eval()` showed: no error, just wrong and changing predictions. Call
+# `module.eval()` first, and `module.train()` before you train again.
+#
 # **A constant stored as `nn.Parameter`.** It is saved and moved, but also returned by
 # `parameters()`: an optimiser would change it, and every output now requires a gradient.
 
@@ -588,12 +689,16 @@ print(
 #
 # * Parameters are trained, moved and saved; buffers are moved and saved
 #   (`persistent=False`: moved, not saved); plain tensor attributes are neither.
-# * A module's `.to()`, `.double()` and `.to(device)` work in place and recurse through
-#   sub-modules; integer buffers keep their dtype.
+# * A module's `.to()`, `.double()` and `.to(device)` change the module, return it and
+#   recurse through sub-modules; each converted tensor is new: buffers are replaced (a
+#   reference taken before goes stale), parameters keep their object. Integer buffers keep
+#   their dtype.
 # * Build expensive derived tensors lazily into a non-persistent buffer, and forget them
 #   when the state they derive from is loaded.
-# * Run for results under `torch.inference_mode()`; save `state_dict()` (not the module),
-#   load with `map_location`, and build large modules on `meta` then `assign=True`.
+# * Run for results with `module.eval()` (layer behaviour: Dropout, BatchNorm) *and* under
+#   `torch.inference_mode()` (autograd off); neither does the other's job. Save `state_dict()`
+#   (not the module), load with `map_location`, and build large modules on `meta` then
+#   `assign=True`.
 
 # %% [markdown]
 # ## Further reading

@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 08 · nn.Module as a container for computation: exercises
@@ -167,7 +167,8 @@ check("08.4", linear_from_state)
 # `module` is a small network with `BatchNorm1d` and `Dropout` layers, still in training
 # mode. Write `predict(module, x)` that returns its predictions for `x` the way you would
 # in production: evaluation behaviour for those layers, and no autograd bookkeeping at all
-# (the result must be an inference tensor).
+# (the result must be an inference tensor). The lesson's section on `eval()` and
+# `torch.inference_mode` shows that each of the two does only one of these jobs.
 
 
 # %%

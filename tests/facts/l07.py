@@ -1,0 +1,170 @@
+"""Facts lesson 07 (GPU offload) states about torch, each asserted on the installed torch.
+
+Facts about what happens *without* an accelerator skip on a machine that has one (they are
+what the lesson shows a learner on a CPU); the others hold everywhere, using the ``meta``
+device as the lesson does.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+import torch
+from torch.utils.benchmark import Timer
+
+from tests.facts import fact
+
+
+def _skip_with_accelerator():
+    if torch.accelerator.is_available():
+        pytest.skip("the sentence states what happens without an accelerator")
+
+
+@fact(
+    "07",
+    "cpu-scalar-combines-with-any-device",
+    "A **0-d CPU tensor** (a scalar such as `torch.tensor(2.0)`) combines with a tensor on any device",
+)
+def _():
+    weights = torch.ones(3, 3, device="meta")
+    assert (weights * torch.tensor(2.0)).device.type == "meta"
+    assert (weights + torch.tensor(2, dtype=torch.int64)).device.type == "meta"
+
+
+@fact(
+    "07",
+    "one-element-1d-is-not-a-scalar",
+    "A 1-element tensor with a dimension (`torch.tensor([2.0])`) is not a scalar and fails like any other.",
+)
+def _():
+    weights = torch.ones(3, 3, device="meta")
+    with pytest.raises(RuntimeError, match="device"):
+        weights * torch.tensor([2.0])
+    with pytest.raises(RuntimeError, match="device"):  # the wildcard is a CPU scalar, not any 0-d tensor
+        torch.tensor(2.0, device="meta") + torch.ones(3)
+
+
+@fact(
+    "07",
+    "cpu-index-moved-to-device",
+    "an **index tensor** on the CPU is copied to the indexed tensor's device for you",
+)
+def _():
+    weights = torch.ones(3, 3, device="meta")
+    picked = weights[torch.tensor([0, 2])]
+    assert picked.device.type == "meta" and picked.shape == (2, 3)
+
+
+@fact(
+    "07",
+    "mixed-devices-raise",
+    "As a rule, the tensors of one operation must live on the same device, and PyTorch does not move one of them "
+    "to the other's device for you.",
+)
+def _():
+    with pytest.raises(RuntimeError, match="device"):
+        torch.randn(3, 3).to("meta") @ torch.randn(3)
+
+
+@fact(
+    "07",
+    "to-copy-or-self",
+    "`t.to(device)` returns a copy on `device`, or `t` itself when it is already there. It never changes `t`.",
+)
+def _():
+    t = torch.arange(6.0)
+    assert t.to("cpu") is t
+    moved = t.to("meta")
+    assert moved is not t and moved.device.type == "meta" and t.device.type == "cpu"
+
+
+@fact("07", "meta-has-no-data", "its tensors have a shape, a dtype and a device but no data")
+def _():
+    created = torch.zeros(1000, 1000, device="meta")
+    assert created.shape == (1000, 1000) and created.dtype == torch.float32
+    assert created.untyped_storage().nbytes() == 4_000_000  # the size is known...
+    with pytest.raises(NotImplementedError):
+        created.untyped_storage().tolist()  # ...but there are no bytes to read
+
+
+@fact(
+    "07",
+    "non-blocking-accepted-everywhere",
+    "`non_blocking=True` is accepted on any copy; without a GPU it changes nothing.",
+)
+def _():
+    t = torch.arange(4.0)
+    assert t.to("cpu", non_blocking=True) is t
+    assert torch.equal(t.to(torch.float64, non_blocking=True), t.double())
+    dst = torch.empty(4)
+    dst.copy_(t, non_blocking=True)
+    assert torch.equal(dst, t)
+
+
+@fact(
+    "07",
+    "pinning-needs-an-accelerator",
+    "Without an accelerator the call fails (`Cannot access accelerator device when none is available`), and "
+    "`torch.ones(..., pin_memory=True)` fails too.",
+)
+def _():
+    _skip_with_accelerator()
+    with pytest.raises(RuntimeError, match="Cannot access accelerator device when none is available"):
+        torch.ones(4).pin_memory()
+    with pytest.raises(RuntimeError):
+        torch.ones(4, pin_memory=True)
+    assert not torch.ones(4).is_pinned()
+
+
+@fact(
+    "07",
+    "accelerator-synchronize-raises-without-one",
+    "`torch.accelerator.synchronize()` needs an accelerator: on a machine without one it raises instead of doing "
+    "nothing",
+)
+def _():
+    _skip_with_accelerator()
+    with pytest.raises(RuntimeError, match="Cannot access accelerator device"):
+        torch.accelerator.synchronize()
+
+
+@fact(
+    "07",
+    "cuda-on-cpu-build-asserts",
+    "A CPU-only build of PyTorch fails with `AssertionError: Torch not compiled with CUDA enabled`",
+)
+def _():
+    if torch.backends.cuda.is_built():
+        pytest.skip("the sentence states what a CPU-only build does")
+    with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+        torch.ones(2).cuda()
+
+
+@fact(
+    "07",
+    "benchmark-clock-synchronises",
+    "calls `torch.accelerator.synchronize()` when an accelerator is present and then reads the ordinary wall clock "
+    "(`timeit.default_timer`)",
+)
+def _():
+    from torch.utils.benchmark.utils import timer as timer_module
+
+    source = inspect.getsource(timer_module.timer)
+    assert "torch.accelerator.is_available()" in source and "torch.accelerator.synchronize()" in source
+    assert "timeit.default_timer()" in source
+
+
+@fact("07", "benchmark-one-thread", "runs on **one thread** unless you pass `num_threads`")
+def _():
+    assert Timer("x + 1", globals={"x": torch.ones(2)}).timeit(1).task_spec.num_threads == 1
+
+
+@fact(
+    "07",
+    "numpy-refuses-device-tensor",
+    "`.numpy()` refuses a tensor on another device",
+)
+def _():
+    with pytest.raises(TypeError, match="Use Tensor.cpu"):
+        torch.ones(2, device="meta").numpy()

@@ -1,0 +1,263 @@
+"""Facts lesson 08 (nn.Module as a container) states about torch, each asserted on the installed torch."""
+
+from __future__ import annotations
+
+import inspect
+import io
+
+import pytest
+import torch
+from torch import nn
+
+from tests.facts import fact
+
+
+class _Holder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(2))
+        self.offset = nn.Buffer(torch.zeros(2))
+        self.steps = nn.Buffer(torch.tensor(0))
+        self.flag = nn.Buffer(torch.tensor(True))
+
+
+def _net(seed=0):
+    torch.manual_seed(seed)
+    return nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3), nn.Dropout(0.5))
+
+
+@fact(
+    "08",
+    "module-to-returns-itself",
+    "recursively through sub-modules, convert each one, and return the module itself",
+)
+def _():
+    outer = nn.Sequential(_Holder())
+    assert outer.double() is outer and outer.to("meta") is outer
+    assert outer[0].weight.device.type == "meta" and outer[0].offset.dtype == torch.float64
+
+
+@fact(
+    "08",
+    "buffer-replaced-old-reference-stale",
+    "a **buffer** is replaced: the module's attribute now names the new tensor, and a reference you took earlier "
+    "still names the old one, with the old dtype and device",
+)
+def _():
+    h = _Holder()
+    before = h.offset
+    h.double()
+    assert h.offset is not before and before.dtype == torch.float32 and h.offset.dtype == torch.float64
+    before = h.offset
+    h.to("meta")
+    assert h.offset is not before and before.device.type == "cpu"
+
+
+@fact(
+    "08",
+    "parameter-keeps-its-object",
+    "a **parameter** keeps its `nn.Parameter` object for a dtype cast or a move between the CPU and a GPU: "
+    "PyTorch swaps the new tensor in as its data (`param.data = new`)",
+)
+def _():
+    h = _Holder()
+    weight = h.weight
+    old_ptr = weight.data_ptr()
+    h.double()
+    assert h.weight is weight and weight.dtype == torch.float64 and weight.data_ptr() != old_ptr
+    assert not torch.__future__.get_overwrite_module_params_on_conversion()
+    source = inspect.getsource(nn.Module._apply)
+    assert "param.data = param_applied" in source and "self._buffers[key] = fn(buf)" in source
+    if torch.accelerator.is_available():
+        device = torch.accelerator.current_accelerator()
+        assert torch._has_compatible_shallow_copy_type(torch.ones(1), torch.ones(1, device=device))
+        h.to(device)
+        assert h.weight is weight and weight.device.type == device.type
+
+
+@fact("08", "meta-replaces-parameter", "A move to or from `meta` replaces the parameter too")
+def _():
+    h = _Holder()
+    weight = h.weight
+    h.to("meta")
+    assert h.weight is not weight and isinstance(h.weight, nn.Parameter) and weight.device.type == "cpu"
+
+
+@fact(
+    "08",
+    "unconverted-tensors-kept",
+    "a tensor that needs no conversion (already on that device with that dtype) is kept.",
+)
+def _():
+    h = _Holder()
+    before = {name: t for name, t in [*h.named_parameters(), *h.named_buffers()]}
+    h.to("cpu")
+    h.float()
+    assert all(getattr(h, name) is t for name, t in before.items())
+
+
+@fact(
+    "08",
+    "integer-and-bool-buffers-keep-dtype",
+    "Integer and bool buffers keep their dtype under `.double()` and `.half()`: only floating point tensors are cast.",
+)
+def _():
+    h = _Holder().double()
+    assert (h.steps.dtype, h.flag.dtype, h.offset.dtype) == (torch.int64, torch.bool, torch.float64)
+    h.half()
+    assert (h.steps.dtype, h.flag.dtype, h.offset.dtype) == (torch.int64, torch.bool, torch.float16)
+
+
+@fact(
+    "08",
+    "state-dict-params-and-persistent-buffers",
+    "`state_dict()` is an ordered dict from dotted names to tensors: parameters and persistent buffers, nothing else",
+)
+def _():
+    m = nn.Sequential(_Holder())
+    m[0].cache = nn.Buffer(torch.zeros(1), persistent=False)
+    m[0].plain = torch.zeros(1)
+    assert list(m.state_dict()) == ["0.weight", "0.offset", "0.steps", "0.flag"]
+
+
+@fact("08", "none-buffer-left-out", "A buffer that is `None` is left out of `state_dict()`.")
+def _():
+    m = nn.Module()
+    m.register_buffer("P", None)
+    assert "P" in dict(m._buffers) and list(m.state_dict()) == []
+
+
+@fact(
+    "08",
+    "buffer-none-is-empty-tensor",
+    "`nn.Buffer(None)` would make an empty tensor, not a `None` placeholder.",
+)
+def _():
+    b = nn.Buffer(None)
+    assert isinstance(b, torch.Tensor) and b.shape == (0,)
+
+
+@fact(
+    "08",
+    "buffer-shares-storage",
+    "`nn.Buffer(A)` did not copy `A` (like `detach`, it shares the storage)",
+)
+def _():
+    A = torch.ones(3, 2)
+    m = nn.Module()
+    m.A = nn.Buffer(A)
+    assert m.A.data_ptr() == A.data_ptr()
+    m.load_state_dict({"A": torch.zeros(3, 2)})
+    assert torch.equal(A, torch.zeros(3, 2))  # loading copied into A's memory
+
+
+@fact(
+    "08",
+    "load-state-dict-copies-strict",
+    "`load_state_dict` copies values into a module's existing tensors and, by default (`strict=True`), insists "
+    "that the keys match exactly",
+)
+def _():
+    m = _Holder()
+    weight = m.weight
+    m.load_state_dict({**m.state_dict(), "weight": torch.full((2,), 3.0)})
+    assert m.weight is weight and torch.equal(weight.detach(), torch.full((2,), 3.0))
+    with pytest.raises(RuntimeError, match="Unexpected key"):
+        m.load_state_dict({**m.state_dict(), "extra": torch.zeros(1)})
+    with pytest.raises(RuntimeError, match="Missing key"):
+        m.load_state_dict({"weight": torch.ones(2)})
+
+
+@fact(
+    "08",
+    "eval-sets-training-flag-only",
+    "sets the flag `training` to `False` on the module and on every sub-module, and returns the module",
+)
+def _():
+    net = _net()
+    assert all(m.training for m in net.modules())  # a new module starts in training mode
+    assert net.eval() is net and not any(m.training for m in net.modules())
+    net.train()
+    assert all(m.training for m in net.modules())
+    assert net.train(False) is net and not net[1].training
+
+
+@fact(
+    "08",
+    "eval-changes-dropout-and-batchnorm",
+    "`Dropout` then passes its input through instead of zeroing random elements, and `BatchNorm` normalises with "
+    "its saved running statistics instead of the batch's own, and stops updating them.",
+)
+def _():
+    net = _net().eval()
+    x = torch.randn(8, 4)
+    stats = net[1].running_mean.clone()
+    with torch.no_grad():
+        y = net(x)
+        bn = net[1]
+        expected = (net[0](x) - bn.running_mean) / torch.sqrt(bn.running_var + bn.eps) * bn.weight + bn.bias
+    assert torch.allclose(y, expected) and torch.equal(net[1].running_mean, stats)
+
+
+@fact(
+    "08",
+    "inference-mode-keeps-training-behaviour",
+    "It changes no layer's behaviour: a module in training mode still drops out and still updates its running "
+    "statistics there.",
+)
+def _():
+    net = _net()
+    x = torch.randn(8, 4)
+    stats = net[1].running_mean.clone()
+    with torch.inference_mode():
+        first, second = net(x), net(x)
+    assert not torch.equal(first, second) and not torch.equal(net[1].running_mean, stats)
+    assert net[1].num_batches_tracked.item() == 2
+
+
+@fact("08", "eval-leaves-autograd-on", "Autograd is not affected.")
+def _():
+    net = _net().eval()
+    assert net(torch.randn(2, 4)).requires_grad and torch.is_grad_enabled()
+
+
+@fact(
+    "08",
+    "inference-tensor-cannot-be-saved",
+    "An inference tensor cannot be saved for a later backward pass.",
+)
+def _():
+    with torch.inference_mode():
+        P = torch.ones(3, 3)
+    assert P.is_inference()
+    x = torch.ones(1, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        x @ P
+
+
+@fact(
+    "08",
+    "torch-load-weights-only-default",
+    "`torch.load` uses `weights_only=True` by default since PyTorch 2.6",
+)
+def _():
+    buffer = io.BytesIO()
+    torch.save(nn.Linear(2, 2), buffer)  # a whole module: needs arbitrary unpickling
+    buffer.seek(0)
+    with pytest.raises(Exception, match="weights_only"):
+        torch.load(buffer)
+
+
+@fact(
+    "08",
+    "assign-takes-loaded-tensors",
+    "`load_state_dict(state, assign=True)`, which takes the loaded tensors as they are instead of copying into the "
+    "meta placeholders",
+)
+def _():
+    with torch.device("meta"):
+        m = nn.Module()
+        m.A = nn.Buffer(torch.empty(3, 2))
+    A = torch.ones(3, 2)
+    m.load_state_dict({"A": A}, assign=True)
+    assert m.A is A
