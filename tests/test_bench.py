@@ -28,7 +28,8 @@ def test_outputs_are_written(report):
 
 def test_limits_and_machine_are_recorded(report):
     _, data = report
-    assert data["limits"]["cpu_copy_GBps"] > 0 and data["limits"]["cpu_matmul_GFLOPs"] > 0
+    lim = data["limits"]
+    assert min(lim["cpu_read_GBps"], lim["cpu_write_GBps"], lim["cpu_copy_GBps"], lim["cpu_matmul_GFLOPs"]) > 0
     assert {"cpu", "cores", "torch"} <= set(data["machine"])
 
 
@@ -66,7 +67,11 @@ def test_rows_carry_their_numbers(report):
         if r["compile_s"] is not None:
             assert "faster_than_eager" in r or not r["eager"]
         if "GBps" in r:
-            assert r["pct_of_copy_bw"] > 0
+            assert r["pct_of_limit"] > 0 and r["bytes_read"] > 0 and r["bytes_written"] >= 0
+            # held against the limit that matches its traffic
+            read, written = r["bytes_read"], r["bytes_written"]
+            expected = "read" if written * 10 <= read else "write" if read * 10 <= written else "copy"
+            assert r["limit"] == expected, r["variant"]
 
 
 def test_only_names_groups_by_word_and_refuses_an_unknown_one(capsys):

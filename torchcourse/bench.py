@@ -4,9 +4,11 @@
     python -m torchcourse.bench --quick    # small sizes: a minute, mostly first compiles
     python -m torchcourse.bench --out DIR  # where bench.md, bench.json and bench.png go (default results/)
 
-First it measures the machine's limits in the same run (copy bandwidth in GB/s, float32
-matmul GFLOP/s; on CUDA the device's too). Then each row: min and median time (warm-up,
-repeats), speedup over its baseline, achieved GB/s or GFLOP/s and their share of the limit,
+First it measures the machine's limits in the same run: read-only bandwidth (a large sum),
+write-only (a large fill) and copy (read + write counted) in GB/s, float32 matmul GFLOP/s; on
+CUDA the device's too. Then each row: min and median time (warm-up, repeats), speedup over its
+baseline, the bytes it must read and write, achieved GB/s held against the limit that matches
+that traffic (read, write or copy: ``timing.Limits.for_traffic``) or GFLOP/s against matmul,
 the first call's extra time for compiled rows (the compile), whether the result equals the
 baseline's, and the published figure with its hardware. A benchmark, not a test: nothing
 here asserts a speed.
@@ -29,7 +31,7 @@ import torch
 from .bench_rows import GROUPS, Row
 from .course import ROOT
 from .device import describe_device, pick_device
-from .timing import copy_bandwidth, format_seconds, measure, time_once
+from .timing import Limits, format_seconds, measure, memory_limits, time_once
 from .workloads import matmul
 
 
@@ -54,13 +56,15 @@ def machine() -> dict[str, Any]:
 
 
 def limits(quick: bool, device: torch.device) -> dict[str, float]:
-    """The practical ceilings, measured now: a large copy and a large matmul."""
-    out = {"cpu_copy_GBps": copy_bandwidth(64 * 2**20 if quick else 512 * 2**20)}
+    """The practical ceilings, measured now: large read, write and copy kernels and a large matmul."""
+    mem = memory_limits(64 * 2**20 if quick else 512 * 2**20)
+    out = {"cpu_read_GBps": mem.read_GBps, "cpu_write_GBps": mem.write_GBps, "cpu_copy_GBps": mem.copy_GBps}
     n = 512 if quick else 2048
     a, b = matmul.make_pair(n)
     out["cpu_matmul_GFLOPs"] = matmul.gflops(n, measure(lambda: a @ b, repeat=5).min)
     if device.type == "cuda":
-        out["gpu_copy_GBps"] = copy_bandwidth(1024 * 2**20, device)
+        gmem = memory_limits(1024 * 2**20, device)
+        out.update(gpu_read_GBps=gmem.read_GBps, gpu_write_GBps=gmem.write_GBps, gpu_copy_GBps=gmem.copy_GBps)
         n = 2048 if quick else 8192
         a, b = matmul.make_pair(n, device=device)
         out["gpu_matmul_GFLOPs"] = matmul.gflops(n, measure(lambda: a @ b, repeat=5, device=device).min)
@@ -93,6 +97,7 @@ def run_row(row: Row, device: torch.device, results: dict[str, Any]) -> dict[str
         "scaled_from_subsample": row.scale != 1.0,
     }
     if row.nbytes:
+        record["bytes_read"], record["bytes_written"] = row.bytes_read, row.bytes_written
         record["GBps"] = row.nbytes / t_min / 1e9
     if row.flops:
         record["GFLOPs"] = row.flops / t_min / 1e9
@@ -115,20 +120,22 @@ def derive(records: list[dict[str, Any]], lim: dict[str, float]) -> None:
         r["speedup"] = base["min_s"] / r["min_s"] if base else None
         gpu = "(cuda)" in r["variant"]
         if "GBps" in r:
-            r["pct_of_copy_bw"] = 100 * r["GBps"] / lim["gpu_copy_GBps" if gpu else "cpu_copy_GBps"]
+            side = "gpu" if gpu else "cpu"
+            mem = Limits(lim[f"{side}_read_GBps"], lim[f"{side}_write_GBps"], lim[f"{side}_copy_GBps"])
+            r["limit"], limit_GBps = mem.for_traffic(r["bytes_read"], r["bytes_written"])
+            r["pct_of_limit"] = 100 * r["GBps"] / limit_GBps
         if "GFLOPs" in r and r["group"] == "matmul":
             r["pct_of_matmul"] = 100 * r["GFLOPs"] / lim["gpu_matmul_GFLOPs" if gpu else "cpu_matmul_GFLOPs"]
-        if r.get("pct_of_copy_bw", 0) > 100:
-            r["note"] = (
-                r["note"] + "; " if r["note"] else ""
-            ) + "above 100%: the data fits in the CPU's cache, which is faster than the large copy"
+        if r.get("pct_of_limit", 0) > 100:
+            r["note"] = (r["note"] + "; " if r["note"] else "") + (
+                f"above the {r['limit']} limit measured on large buffers: at this size "
+                "the data may be served by a cache level; only a size sweep on this machine can tell"
+            )
         eager = by_key.get((r["group"], r["eager"])) if r.get("eager") else None
         if eager:
             r["faster_than_eager"] = r["min_s"] < eager["min_s"]
             if not r["faster_than_eager"]:
-                r["note"] = (
-                    r["note"] + "; " if r["note"] else ""
-                ) + f"not faster than {r['eager']}: this workload is bound by memory traffic both ways"
+                r["note"] = (r["note"] + "; " if r["note"] else "") + f"not faster than {r['eager']} in this run"
 
 
 def _fmt(v: float | None, spec: str) -> str:
@@ -143,7 +150,8 @@ def markdown(report: dict[str, Any]) -> str:
         f"Machine: {m['cpu']}, {m['cores']} cores, torch {m['torch']} using {m['torch_threads']} threads"
         + (f"; GPU {m['gpu']}" if "gpu" in m else "; no GPU")
         + ".",
-        f"Limits measured in the same run: CPU copy {lim['cpu_copy_GBps']:.1f} GB/s, "
+        f"Limits measured in the same run: CPU read {lim['cpu_read_GBps']:.1f} GB/s, "
+        f"write {lim['cpu_write_GBps']:.1f} GB/s, copy {lim['cpu_copy_GBps']:.1f} GB/s (read + write), "
         f"CPU float32 matmul {lim['cpu_matmul_GFLOPs']:.0f} GFLOP/s"
         + (
             f"; GPU copy {lim['gpu_copy_GBps']:.0f} GB/s, GPU matmul {lim['gpu_matmul_GFLOPs'] / 1000:.1f} TFLOP/s"
@@ -152,12 +160,13 @@ def markdown(report: dict[str, Any]) -> str:
         )
         + ".",
         "",
-        "| group | variant | size | min | median | speedup | GB/s (% of copy) | GFLOP/s (% of matmul) | compile | "
-        "same result | published (hardware) | what limits it |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| group | variant | size | min | median | speedup | MB read / written | GB/s (% of the matching limit) | "
+        "GFLOP/s (% of matmul) | compile | same result | published (hardware) | what limits it |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in report["rows"]:
-        gbs = f"{r['GBps']:.1f} ({r['pct_of_copy_bw']:.0f}%)" if "GBps" in r else ""
+        gbs = f"{r['GBps']:.1f} ({r['pct_of_limit']:.0f}% of {r['limit']})" if "GBps" in r else ""
+        traffic = f"{r['bytes_read'] / 1e6:,.1f} / {r['bytes_written'] / 1e6:,.1f}" if "bytes_read" in r else ""
         same = {True: "yes", False: "**NO**", None: ""}[r.get("matches_baseline")]
         speed = f"{r['speedup']:.1f}x vs {r['baseline']}" if r.get("speedup") else "baseline"
         flops = (
@@ -167,14 +176,16 @@ def markdown(report: dict[str, Any]) -> str:
         )
         lines.append(
             f"| {r['group']} | {r['variant']} | {r['size']} | {format_seconds(r['min_s'])} | "
-            f"{format_seconds(r['median_s'])} | {speed} | {gbs} | {flops} | "
+            f"{format_seconds(r['median_s'])} | {speed} | {traffic} | {gbs} | {flops} | "
             f"{format_seconds(r['compile_s']) if r['compile_s'] is not None else ''} | {same} | "
             f"{r['published']} | {r['note']} |"
         )
     lines += [
         "",
         "Times of rows marked 'x N' in the size column were measured on a 1/N subsample and "
-        "multiplied by N. GB/s counts the least bytes the step must move (module 12). 'compile' is the "
+        "multiplied by N. GB/s counts the least bytes the step must read and write (module 12); a row is held "
+        "against the read limit when it writes under a tenth of what it reads, the write limit in the opposite "
+        "case, else the copy limit. 'compile' is the "
         "first call's extra time: seconds with a cold inductor cache, a fraction of a second with a warm one "
         "from an earlier run. Published figures: docs/reference-figures.md (hardware as named there).",
     ]

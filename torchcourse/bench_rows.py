@@ -32,7 +32,8 @@ class Row:
     run: Callable[[], Any]
     size: str
     baseline: str | None = None  # name of the row in the same group to compare with
-    nbytes: int | None = None  # least bytes moved by one call (for GB/s)
+    bytes_read: int | None = None  # least bytes one call must read (for GB/s)
+    bytes_written: int = 0  # least bytes one call must write
     flops: int | None = None  # floating-point operations of one call (for GFLOP/s)
     compiled: bool = False
     eager: str | None = None  # the eager row a compiled row must beat
@@ -41,6 +42,16 @@ class Row:
     repeat: int = 5
     scale: float = 1.0
     same: Callable[[Any, Any], bool] | None = None
+
+    @property
+    def nbytes(self) -> int | None:
+        """Bytes read plus bytes written: the traffic that GB/s counts."""
+        return None if self.bytes_read is None else self.bytes_read + self.bytes_written
+
+
+def _traffic(read_written: tuple[int, int]) -> dict[str, int]:
+    read, written = read_written
+    return {"bytes_read": read, "bytes_written": written}
 
 
 def _as_numpy(x: Any) -> np.ndarray:
@@ -92,7 +103,8 @@ def sum_rows(quick: bool, device: torch.device) -> Iterator[Row]:
         lambda: sums.vectorised_sum(t),
         f"{n:,} float64",
         baseline=f"Python loop ({device.type})",
-        nbytes=sums.bytes_moved(t),
+        bytes_read=sums.bytes_moved(t),
+        bytes_written=t.element_size(),
         same=close,
         published=pub,
     )
@@ -133,7 +145,7 @@ def pi_rows(quick: bool, device: torch.device) -> Iterator[Row]:
         lambda: montecarlo.pi_from_samples(x, y),
         f"{n:,} samples",
         baseline="pure Python",
-        nbytes=montecarlo.traffic_bytes(n, fused=False),
+        **_traffic(montecarlo.traffic(n, fused=False)),
         flops=montecarlo.flops(n),
         same=lambda a, b: abs(float(a) - float(b)) < 0.05,
         note="each step writes its result to memory: ~42 B a sample",
@@ -145,7 +157,7 @@ def pi_rows(quick: bool, device: torch.device) -> Iterator[Row]:
         lambda: compiled(x, y),
         f"{n:,} samples",
         baseline=f"vectorised eager ({device.type})",
-        nbytes=montecarlo.traffic_bytes(n, fused=True),
+        **_traffic(montecarlo.traffic(n, fused=True)),
         flops=montecarlo.flops(n),
         compiled=True,
         eager=f"vectorised eager ({device.type})",
@@ -167,7 +179,7 @@ def kmeans_rows(quick: bool, device: torch.device) -> Iterator[Row]:
         lambda: kmeans.assign_numpy(X64, means64),
         size,
         repeat=3,
-        nbytes=kmeans.min_bytes(n, np.float64, np.int64),
+        **_traffic(kmeans.traffic(n, np.float64, np.int64)),
         published=pub,
         note="temporaries (k, n, d) and (k, n) go through memory",
     )
@@ -179,7 +191,7 @@ def kmeans_rows(quick: bool, device: torch.device) -> Iterator[Row]:
         repeat=3,
         baseline="NumPy float64",
         same=agree,
-        nbytes=kmeans.min_bytes(n, np.float32, np.int64),
+        **_traffic(kmeans.traffic(n, np.float32, np.int64)),
         published="NumPy ~9% faster in float32 (blog)",
     )
 
@@ -193,7 +205,7 @@ def kmeans_rows(quick: bool, device: torch.device) -> Iterator[Row]:
         "compiled NumPy float64",
         lambda: c_np(X64, means64),
         size,
-        nbytes=kmeans.min_bytes(n, np.float64, np.int64),
+        **_traffic(kmeans.traffic(n, np.float64, np.int64)),
         published=pub,
         note="one fused loop; a fresh int64 output is allocated and first-touched every call",
         **compiled_against("float64"),
@@ -203,7 +215,7 @@ def kmeans_rows(quick: bool, device: torch.device) -> Iterator[Row]:
         "compiled NumPy float32",
         lambda: c_np(X32, means32),
         size,
-        nbytes=kmeans.min_bytes(n, np.float32, np.int64),
+        **_traffic(kmeans.traffic(n, np.float32, np.int64)),
         **compiled_against("float32"),
     )
     T32, M32 = torch.from_numpy(X32).to(device), torch.from_numpy(means32).to(device)
@@ -213,21 +225,21 @@ def kmeans_rows(quick: bool, device: torch.device) -> Iterator[Row]:
         f"compiled, tensors in/out float32 ({device.type})",
         lambda: c_t(T32, M32),
         size,
-        nbytes=kmeans.min_bytes(n, torch.float32, torch.int64),
+        **_traffic(kmeans.traffic(n, torch.float32, torch.int64)),
         published="GPU, tensors kept on the device: 200x over NumPy float32 (RTX 2060)",
         **compiled_against("float32"),
     )
     # the two versions of the course's rewrite differ only in the layout of the points
     out = torch.empty(n, dtype=torch.int8, device=device)
-    int8_out = kmeans.min_bytes(n, torch.float32, torch.int8)
+    int8_out = _traffic(kmeans.traffic(n, torch.float32, torch.int8))
     yield Row(
         "k-means",
         f"course's rewrite, rows ({device.type})",
         lambda: kmeans.assign_rows(T32, M32, out),
         size,
-        nbytes=int8_out,
+        **int8_out,
         note="linear scores, no sqrt, int8 into a reused buffer, pairs loaded as int64: 9 B a point; "
-        "on CPU limited by the per-lane int32->float32 bit cast inductor generates, not by memory",
+        "the layout decides how the loads vectorise: which of rows or columns is faster depends on the CPU",
         **compiled_against("float32"),
     )
     C32, seconds = time_once(lambda: kmeans.to_columns(T32), device)
@@ -236,7 +248,7 @@ def kmeans_rows(quick: bool, device: torch.device) -> Iterator[Row]:
         f"course's best, columns ({device.type})",
         lambda: kmeans.assign_best(C32, M32, out),
         size,
-        nbytes=int8_out,
+        **int8_out,
         note=f"the rewrite on points stored as columns: two contiguous float32 streams, 9 B a point; "
         f"the one-off to_columns copy took {format_seconds(seconds)}, paid once per fit, not per step",
         **compiled_against("float32"),
@@ -255,7 +267,8 @@ def ga_rows(quick: bool, device: torch.device) -> Iterator[Row]:
         "NumPy sum(axis=1)",
         lambda: ga.sum_numpy(pop_np),
         size,
-        nbytes=pop_np.nbytes,
+        bytes_read=pop_np.nbytes,
+        bytes_written=8 * n,
         published="0.51 s (laptop CPU)",
     )
     yield Row(
@@ -277,7 +290,8 @@ def ga_rows(quick: bool, device: torch.device) -> Iterator[Row]:
         size,
         baseline="NumPy sum(axis=1)",
         same=equal,
-        nbytes=pop_np.nbytes,
+        bytes_read=pop_np.nbytes,
+        bytes_written=8 * n,
         repeat=3,
         published="2.52 s",
         note="casts the whole input to int64 first: 8x the input in memory",
@@ -289,7 +303,8 @@ def ga_rows(quick: bool, device: torch.device) -> Iterator[Row]:
         size,
         baseline="NumPy sum(axis=1)",
         same=equal,
-        nbytes=pop_np.nbytes,
+        bytes_read=pop_np.nbytes,
+        bytes_written=8 * n,
         repeat=3,
     )
     yield Row(
@@ -299,7 +314,8 @@ def ga_rows(quick: bool, device: torch.device) -> Iterator[Row]:
         size,
         baseline="NumPy sum(axis=1)",
         same=equal,
-        nbytes=pop_np.nbytes,
+        bytes_read=pop_np.nbytes,
+        bytes_written=8 * n,
         compiled=True,
         eager=f"torch eager, dtype=int32 ({device.type})",
         published="0.067 s (laptop CPU), 0.055 s CUDA",
@@ -326,7 +342,15 @@ def ga_rows(quick: bool, device: torch.device) -> Iterator[Row]:
         pts = ga.random_points(n, box).to(device)
         pts_np = pts.cpu().numpy()
         pts_list = [tuple(p) for p in pts_np[:sub].tolist()]
-        yield Row(group, "NumPy", lambda f=np_fn, p=pts_np: f(p), f"{n:,} points", nbytes=32 * n, published=pub)
+        yield Row(
+            group,
+            "NumPy",
+            lambda f=np_fn, p=pts_np: f(p),
+            f"{n:,} points",
+            bytes_read=24 * n,
+            bytes_written=8 * n,
+            published=pub,
+        )
         yield Row(
             group,
             "pure Python",
@@ -347,7 +371,8 @@ def ga_rows(quick: bool, device: torch.device) -> Iterator[Row]:
             same=close,
             compiled=True,
             eager="NumPy",
-            nbytes=32 * n,
+            bytes_read=24 * n,
+            bytes_written=8 * n,
         )
         yield Row(
             group,
@@ -358,7 +383,8 @@ def ga_rows(quick: bool, device: torch.device) -> Iterator[Row]:
             same=close,
             compiled=True,
             eager="NumPy",
-            nbytes=32 * n,
+            bytes_read=24 * n,
+            bytes_written=8 * n,
         )
 
 

@@ -71,6 +71,11 @@ def min_bytes(n: int, x_dtype, out_dtype, d: int = 2) -> int:
     return n * (d * _itemsize(x_dtype) + _itemsize(out_dtype))
 
 
+def traffic(n: int, x_dtype, out_dtype, d: int = 2) -> tuple[int, int]:
+    """:func:`min_bytes` split: (bytes read: the points, bytes written: the indices)."""
+    return n * d * _itemsize(x_dtype), n * _itemsize(out_dtype)
+
+
 def _itemsize(dtype) -> int:
     if isinstance(dtype, torch.dtype):
         return dtype.itemsize

@@ -77,6 +77,16 @@ def compiled_pi(**compile_kwargs) -> Callable[[torch.Tensor, torch.Tensor], torc
     return torch.compile(pi_from_samples, **compile_kwargs)
 
 
+def traffic(n: int, fused: bool, itemsize: int = 4) -> tuple[int, int]:
+    """Memory traffic of one estimate over ``n`` samples: (bytes read, bytes written).
+    Fused, the samples are read once and only a scalar is written; unfused, every temporary is
+    written once and read back (see :func:`traffic_bytes`)."""
+    if fused:
+        return 2 * itemsize * n, 0
+    read = 2 * itemsize * n + 2 * itemsize * n + itemsize * n + n + 4 * n  # x, y; x², y²; sum; mask; float mask
+    return read, traffic_bytes(n, fused, itemsize) - read
+
+
 def traffic_bytes(n: int, fused: bool, itemsize: int = 4) -> int:
     """Memory traffic of one estimate over ``n`` samples (bytes read + written).
 
