@@ -62,6 +62,7 @@ def _share_cases():
         ([t, t[1], t.clone(), t.t(), t[:, 2], t[[0, 2]], t.view(12)],),
         ([u, u[3:], u * 1, u.view(2, 3)[1], u.detach(), u[u > 0]],),
         ([t[2], t[0], t[2].clone(), t.reshape(4, 3)],),
+        ([u, u.clone(), u[1:], u.clone()[2:]],),  # the second has its own storage: compare with the first
     ]
 
 

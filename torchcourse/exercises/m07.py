@@ -292,7 +292,7 @@ EXERCISES = [
         add_on_device_of,
         cases=_add_cases,
         hints=[
-            "a + b needs both tensors on the same device (a 0-d CPU tensor is the one exception): move x first.",
+            "a + b needs both tensors on the same device (a 0-d CPU tensor is the one exception): move b first.",
             "a.device tells where a lives; move b there with .to(...).",
             "Move only: b.to(a) would also cast b to a's dtype, and a float64 b would lose precision.",
         ],
