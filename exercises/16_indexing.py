@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 16 · Advanced indexing: exercises
@@ -61,10 +61,11 @@ _ = check_torch()
 # next hint for exercise 16.3.
 #
 # **The rule of every puzzle: no Python loop.** No `for`, no `while`, no comprehension: only
-# indexing, broadcasting and tensor operations. The check reads your function's source and
-# says so when it finds a loop. Some puzzles also ask for a **view**, a **copy**, or a change
-# **in place** (return the tensor you changed, as PyTorch's own `add_` does); the check
-# looks at memory for those. Each puzzle stands alone; they go from warm-up to stretch.
+# indexing, broadcasting and tensor operations. The check runs your function again on inputs
+# two and four times as long and says so when the operations it runs grow with the input,
+# which is what a loop does (so do `map`, recursion and a helper that loops). Some puzzles
+# also ask for a **view**, a **copy**, or a change **in place** (return the tensor you
+# changed, as PyTorch's own `add_` does); the check looks at memory for those. Each puzzle stands alone; they go from warm-up to stretch.
 
 # %%
 import torch

@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 15 · Distributed tensors
@@ -96,7 +96,8 @@ _ = check_torch()
 #
 # It also sets `OMP_NUM_THREADS=1` in every rank. Each process would otherwise start as
 # many compute threads as the machine has cores: 4 ranks × 2 threads on a 2-core machine
-# fight for the cores and run slower than one process. One thread per rank matches ranks
+# are 8 threads taking turns on 2 cores, and a kernel split over threads finishes only when
+# its last thread, perhaps one waiting for a core, does. One thread per rank matches ranks
 # to cores (torchrun itself sets 1 and prints a warning when you do not choose).
 #
 # One more thing the helper does for you: some torch versions make gloo print
@@ -109,7 +110,8 @@ _ = check_torch()
 #
 # The script below gives every rank a small tensor built from its rank, then calls the four
 # most used collectives. Each one is called by **every** rank: a collective that only some
-# ranks enter waits forever for the others.
+# ranks enter waits for the others until the group's time-out, 30 minutes by default, and
+# only then fails.
 
 # %%
 COLLECTIVES = r"""
@@ -440,11 +442,13 @@ print(
 # Sharding pays when the tensor is too
 # big for one process's memory or the work per rank is large next to the bytes exchanged.
 # A ring all-reduce sends about 2(p-1)/p times the tensor's size per rank (exercise 15.6),
-# so its cost barely grows with the number of ranks p.
+# so the bytes each rank sends barely grow with the number of ranks p; the number of steps,
+# 2(p-1), does grow, and for a small tensor those steps' latency is most of the cost.
 #
 # The links decide what a byte costs. For scale, from NVIDIA's specifications: an H100 GPU
 # has 900 GB/s of NVLink bandwidth to the other GPUs of its machine (both directions
-# together), while an NDR InfiniBand port between machines carries 400 Gb/s, that is 50 GB/s.
+# together, so 450 GB/s each way), while an NDR InfiniBand port between machines carries
+# 400 Gb/s each way, that is 50 GB/s: nine times less.
 # A distributed design counts bytes moved as carefully as FLOPs.
 
 # %% [markdown]
@@ -582,8 +586,8 @@ claim(
 #   nccl for CUDA ones), and `torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))` first;
 # * the mesh: `init_device_mesh("cuda", (2, 8), mesh_dim_names=("node", "gpu"))`: a 2-D mesh
 #   lets you shard over the fast links inside a machine and replicate across the slower network;
-# * the cost model: NVLink inside a machine, InfiniBand or Ethernet between machines, each much
-#   slower than the one before. Nothing else: placements, `distribute_tensor`, `full_tensor`
+# * the cost model: NVLink inside a machine, InfiniBand or Ethernet between machines, several
+#   times slower per GPU than NVLink. Nothing else: placements, `distribute_tensor`, `full_tensor`
 #   and the checks against the one-process result stay the same.
 #
 # Every machine must reach host A's port, run the same code and library versions, and see
@@ -601,12 +605,15 @@ import torch.distributed as dist
 dist.all_reduce(torch.ones(2))
 
 # %% [markdown]
-# **One rank fails.** Here rank 1 raises while rank 0 waits in `all_reduce` for it. Without
-# care that rank 0 would wait forever; torchrun notices the dead rank and stops the others,
-# and `run_script` turns the logs into one line naming the rank and its error. Rank 0's own
-# complaint ("Connection closed by peer") is only a consequence, so it is not what the error
-# names. A rank that hangs instead (a collective the others never enter) is stopped by the
-# `timeout=` of `run_script` with an error that says so; either way no process is left behind.
+# **One rank fails.** Here rank 1 raises while rank 0 waits in `all_reduce` for it. When rank
+# 1's process exits, its connections close; gloo notices and rank 0's `all_reduce` fails too,
+# with "Connection closed by peer". torchrun notices the rank that exited with an error and
+# stops the others, so rank 0 may also be stopped before it prints anything: which of the two
+# comes first depends on timing. The error `run_script` raises does not: it names the rank
+# that failed for a reason of its own, here rank 1 and its `ValueError`, and leaves out a
+# rank that failed only because a peer died. A rank that hangs instead (a collective the
+# others never enter, while every process stays alive) is stopped by the `timeout=` of
+# `run_script` with an error that says so; either way no process is left behind.
 
 # %% tags=["raises-exception"]
 FAILING = r"""

@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 16 · Advanced indexing: masks, gather and scatter
@@ -59,12 +59,14 @@ _ = check_torch()
 # element. PyTorch has a small family of indexing operations that do this work in one call:
 # boolean masks, integer-array indexing, `torch.where`, `nonzero`, `gather`, `index_select`,
 # `scatter_` and `index_add_`. They differ in one way that matters for memory: **basic
-# slicing returns a view, advanced indexing always copies.** This notebook shows each tool
+# indexing returns a view, advanced indexing copies** (with one exception, a 0-d integer
+# tensor, which you will meet below). This notebook shows each tool
 # on a tiny tensor you can check by eye, proves which results share memory, and measures what
 # the copies cost.
 #
 # **Objectives.** After this notebook you can:
-# 1. tell basic indexing (integers, slices) from advanced indexing (masks, integer tensors),
+# 1. tell basic indexing (integers, slices) from advanced indexing (masks, integer tensors
+#    with at least one dimension),
 #    and prove with `untyped_storage().data_ptr()` which results are views and which copies;
 # 2. select and assign with boolean masks, and use `torch.where` and `nonzero`;
 # 3. pick entries with integer-array indexing, `gather` and `index_select`, and predict the
@@ -98,8 +100,9 @@ def same_storage(a, b):
 # the result can always be described by a new shape, stride and offset over the same
 # storage, so PyTorch returns a view and copies nothing. An index that contains a **tensor
 # (or list) of integers or booleans** is **advanced indexing**: the positions it picks follow
-# no stride pattern in general, so PyTorch gathers them into a new storage. Ask each result
-# whether it shares `x`'s storage:
+# no stride pattern in general, so PyTorch gathers them into a new storage (one kind of
+# tensor is the exception: a 0-d integer tensor, shown below). Ask each result whether it
+# shares `x`'s storage:
 
 # %%
 x = torch.arange(12).reshape(3, 4)
@@ -130,6 +133,28 @@ print(x)
 claim(x[0, 0] == 100 and x[2, 0] == 8, "the write through the slice reached x; the write into the copy did not")
 
 # %% [markdown]
+# **The exception: a 0-d integer tensor.** A tensor with no dimensions and an integer dtype
+# (int64 or int32, say; not bool or uint8, which index as masks), such as `torch.tensor(2)` or
+# the result of `argmax()`, is read as a plain integer: PyTorch takes its value (`.item()`,
+# which on a GPU waits for the device) and calls `select`, exactly as for `x[2]`. So
+# `x[torch.tensor(2)]` is a **view**, and an in-place method on it writes into `x`. NumPy
+# draws the line elsewhere: `a[np.array(2)]` is advanced indexing there, and a copy.
+
+# %%
+import numpy as np
+
+x = torch.arange(12).reshape(3, 4)
+row, rows = x[torch.tensor(2)], x[torch.tensor([2])]
+print(f"x[torch.tensor(2)]   shape {tuple(row.shape)}   shares x's storage: {same_storage(row, x)}")
+print(f"x[torch.tensor([2])] shape {tuple(rows.shape)} shares x's storage: {same_storage(rows, x)}")
+row.mul_(10)  # writes into x
+print(x)
+a = np.arange(12).reshape(3, 4)
+print("NumPy: a[np.array(2)] shares a's memory:", np.shares_memory(a[np.array(2)], a))
+claim(same_storage(row, x) and not same_storage(rows, x), "a 0-d index tensor gives a view, a 1-element 1-D one a copy")
+claim(x[2].tolist() == [80, 90, 100, 110], "mul_ on x[torch.tensor(2)] changed row 2 of x")
+
+# %% [markdown]
 # ## Boolean masks: select, and assign
 #
 # A comparison gives a `bool` tensor of the same shape, a **mask**. Indexing with a mask of
@@ -149,8 +174,9 @@ claim(x[mask].shape == (int(mask.sum()),), "x[mask] is 1-D, one entry per True")
 
 # %% [markdown]
 # On the **left** of `=` the same index writes into `x`'s own storage: `x[mask] = value` is
-# an in-place assignment (PyTorch calls `index_put_`). `masked_fill` does the same out of
-# place, and `masked_fill_` in place.
+# an in-place assignment (PyTorch calls `index_put_`, which, for a boolean mask and one
+# value, hands the work to `masked_fill_`). `masked_fill` does the same out of place, and
+# `masked_fill_` in place.
 
 # %%
 ptr = x.untyped_storage().data_ptr()
@@ -177,6 +203,20 @@ print("x[rows, cols] =", x[rows, cols])  # entries (0,3), (2,0), (2,1)
 grid = x[rows[:, None], cols]  # shapes (3, 1) and (3,) broadcast to (3, 3)
 print("x[rows[:, None], cols] =\n", grid)
 claim(grid.shape == (3, 3) and torch.equal(grid.diagonal(), x[rows, cols]), "the pairs are the grid's diagonal")
+
+# %% [markdown]
+# A second place PyTorch parts from NumPy: a plain integer next to an index tensor. PyTorch
+# applies the integer first, as a `select` (basic indexing), and the index tensor's dimension
+# stays where it was. NumPy counts the integer as one more index array; when two index
+# arrays are separated by a slice, NumPy puts their broadcast dimension first:
+
+# %%
+a = np.arange(120).reshape(2, 3, 4, 5)
+t = torch.from_numpy(a)
+print("[:, 1, :, [0, 2]] on a (2, 3, 4, 5) tensor")
+print("  PyTorch's shape:", tuple(t[:, 1, :, [0, 2]].shape))
+print("  NumPy's shape:  ", a[:, 1, :, [0, 2]].shape)
+claim(t[:, 1, :, [0, 2]].shape == (2, 4, 2) and a[:, 1, :, [0, 2]].shape == (2, 2, 4), "the shapes differ")
 
 # %% [markdown]
 # `index_select(dim, index)` is the named form of one integer index on one dimension: it
@@ -295,6 +335,26 @@ for name, index, result in [
 claim(idx.untyped_storage().nbytes() == 2 * x[idx].untyped_storage().nbytes(), "the int64 index is twice the data")
 
 # %% [markdown]
+# The mask's 1 byte per element is not the whole story. `x[mask]` does not gather with the
+# mask itself: it first turns the mask into int64 positions with `nonzero`, 8 bytes for each
+# `True`, then gathers with those, as `x[idx]` does. The profiler shows `nonzero` running
+# inside `x[mask]`'s `index` and the memory it allocated (`torchcourse.profiling.profile_memory`
+# wraps `torch.profiler` with `profile_memory=True`):
+
+# %%
+from torchcourse.profiling import profile_memory
+
+prof = profile_memory(lambda: x[mask])
+inside = any(e.name == "aten::nonzero" and e.cpu_parent and e.cpu_parent.name == "aten::index" for e in prof.events())
+nonzero_bytes = sum(e.self_cpu_memory_usage for e in prof.key_averages() if e.key == "aten::nonzero")
+picked = int(mask.sum())
+print("aten::nonzero runs inside x[mask]'s aten::index:", inside)
+print(
+    f"nonzero allocated {nonzero_bytes / 1e6:.1f} MB: {nonzero_bytes // picked} bytes for each of the {picked:,} Trues"
+)
+claim(inside and nonzero_bytes == 8 * picked, "x[mask] builds int64 positions, 8 bytes per True")
+
+# %% [markdown]
 # Time matters too. Measure the three ways of taking every other element as the tensor
 # grows (min of repeats on one thread, as in module 05, so other work on the machine
 # disturbs the numbers less):
@@ -314,8 +374,12 @@ torch.set_num_threads(threads)
 for i, n in enumerate(sizes):
     print(f"n = {n:>9,}: " + "   ".join(f"{name.split()[0]} {format_seconds(t[i])}" for name, t in times.items()))
 view_t, int_t = times["x[::2] (view)"], times["x[idx] (integer array)"]
+# A header (about a microsecond) vs copying 2 million picked floats (milliseconds): >1000x on any
+# CPU at 1 thread, so 10x holds under load too.
 claim(int_t[-1] > 10 * view_t[-1], "at 4 million elements the integer index is more than 10x slower than the slice")
+# By construction: a slice builds a header and touches no data, whatever the size.
 claim(view_t[-1] < 10 * view_t[0], "the slice costs about the same at every size (within 10x)")
+# 2 million picks vs 500: the copy grows 4000x, the fixed cost of a call (microseconds) does not.
 claim(
     all(t[-1] > 10 * t[0] for name, t in times.items() if "view" not in name),
     "both advanced indexes cost more than 10x as much at 4 million elements as at a thousand",
@@ -324,8 +388,9 @@ claim(
 # %% [markdown]
 # On log–log axes: the slice is flat (a header, no data touched), the two advanced indexes
 # grow with the size, once past the fixed cost of a call. The mask has more work to do than
-# the integer index: it must first count its `True`s (the `nonzero` inside) to know how
-# large the result is, then copy.
+# the integer index: its `nonzero` reads the whole mask and writes the int64 positions
+# (counting the `True`s first, to know how large the result is), and then comes the same
+# gather `x[idx]` does.
 
 # %%
 fig, ax = plt.subplots(figsize=(6.5, 4))
@@ -339,6 +404,33 @@ ax.set(
 ax.grid(alpha=0.3, which="both")
 ax.legend()
 plt.show()
+
+# %% [markdown]
+# Time the two steps on their own at the largest size: `mask.nonzero()` alone, the gather with
+# the positions it returns, and the whole `x[mask]`. The three take turns, round after round,
+# on one thread (`torchcourse.timing.interleaved`), so a busy moment slows all of them alike:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+from torchcourse.timing import interleaved
+
+x = torch.rand(sizes[-1])
+mask = torch.arange(sizes[-1]) % 2 == 0
+positions = mask.nonzero().squeeze(1)
+steps = ["x[mask]", "mask.nonzero()", "x[positions]"]
+best = interleaved([lambda: x[mask], mask.nonzero, lambda: x[positions]], rounds=5, threads=1)
+parts = dict(zip(steps, best))
+for name, seconds in parts.items():
+    print(f"{name:>15}: {format_seconds(seconds)}")
+both = parts["mask.nonzero()"] + parts["x[positions]"]
+print(f"nonzero, then the gather: {both / parts['x[mask]']:.0%} of x[mask]'s time")
+
+# %% [markdown]
+# `x[mask]` runs these two steps one after the other (the profiler showed it), so their times
+# together are of the order of its own: the last line compares them, and separately timed
+# calls never add up exactly, least of all on a busy machine. What a mask costs on top of an
+# integer index is its `nonzero` pass. When you select with the same mask many times, call
+# `nonzero` once and index with the positions.
 
 # %% [markdown]
 # ## Common mistakes
@@ -393,8 +485,9 @@ scores.gather(1, label)
 # ## Key points
 #
 # * Basic indexing (integers, slices, `...`, `None`) returns a **view**; advanced indexing
-#   (integer or boolean tensors and lists) always returns a **copy**, however few elements
-#   it picks. `untyped_storage().data_ptr()` tells them apart.
+#   (integer or boolean tensors and lists) returns a **copy**, however few elements it
+#   picks. A 0-d integer tensor counts as an integer: `x[torch.tensor(2)]` is a view (in
+#   NumPy, `a[np.array(2)]` is a copy). `untyped_storage().data_ptr()` tells them apart.
 # * On the left of `=`, advanced indexing writes in place (`x[mask] = 0`, `x[idx] = v`); an
 #   in-place method *on* an indexed result (`x[mask].mul_(2)`) changes only a copy.
 # * `x[mask]` is 1-D with a data-dependent length; `torch.where(cond, a, b)` keeps the shape
@@ -405,7 +498,7 @@ scores.gather(1, label)
 # * `scatter_` writes by index; with repeated indices only `index_add_`, `scatter_add_`,
 #   `index_put_(accumulate=True)` and `bincount` add every occurrence.
 # * An advanced index costs a copy plus its index: 8 bytes per int64 index, 1 byte per mask
-#   element.
+#   element, and `x[mask]` also builds int64 positions (`nonzero`, 8 bytes per `True`).
 
 # %% [markdown]
 # ## Further reading
@@ -417,9 +510,12 @@ scores.gather(1, label)
 #   and [`torch.nonzero`](https://docs.pytorch.org/docs/stable/generated/torch.nonzero.html)
 #   (its note on host-device synchronisation).
 # * [Tensor Views](https://docs.pytorch.org/docs/stable/tensor_view.html): which operations
-#   return views, and the note that advanced indexing never does.
+#   return views, and its note that advanced indexing returns a copy (a 0-d integer tensor,
+#   as you saw, is not advanced indexing in PyTorch).
 # * [NumPy's indexing guide](https://numpy.org/doc/stable/user/basics.indexing.html): basic
-#   versus advanced indexing and how index arrays broadcast; PyTorch follows the same rules.
+#   versus advanced indexing and how index arrays broadcast. PyTorch follows the same rules
+#   but for the two differences shown above: a 0-d integer tensor is an integer, and an
+#   integer beside an index tensor is applied first, as a `select`.
 # * [Tensor-Puzzles](https://github.com/srush/Tensor-Puzzles) and
 #   [numpy-100](https://github.com/rougier/numpy-100): more puzzles of the "no loops, only
 #   indexing and broadcasting" kind.

@@ -55,6 +55,9 @@ _PEER_LOSS = re.compile(
 _GLOO_CHATTER = re.compile(r"^\[Gloo\] Rank \d+ is connected to \d+ peer ranks\b.*$")
 # The last line of a Python traceback: "ValueError: ...", "torch.distributed.DistBackendError: ...".
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b")
+# Colour codes in a rank's traceback: Python 3.13+ colours tracebacks when FORCE_COLOR is set, and
+# ipykernel sets it for its subprocesses; left in, no line would look like an exception line.
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # Seconds between the polite SIGTERM and the SIGKILL when stopping a launch.
 GRACE_S = 3.0
 
@@ -105,7 +108,7 @@ class LaunchResult:
 
     def error_line(self, rank: int) -> str:
         """The last line of a rank's traceback (``ValueError: ...``), with the ``[rankN]:`` prefix removed."""
-        lines = [ln.strip() for ln in self.stderr.get(rank, "").splitlines() if ln.strip()]
+        lines = [_ANSI.sub("", ln).strip() for ln in self.stderr.get(rank, "").splitlines() if ln.strip()]
         lines = [re.sub(r"^\[rank\d+\]:\s*", "", ln) for ln in lines]
         errors = [ln for ln in lines if _EXCEPTION_LINE.match(ln)]
         return errors[-1] if errors else (lines[-1] if lines else "(no output on stderr)")

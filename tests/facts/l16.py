@@ -1,0 +1,189 @@
+"""Facts lesson 16 (advanced indexing) states about torch, each asserted on the installed torch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from torch.profiler import ProfilerActivity, profile
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from tests.facts import fact
+
+
+class _AtenOps(TorchDispatchMode):
+    """The aten ops a block of Python dispatches, in order (only the top-level ones)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ops: list[str] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.append(func.overloadpacket.__name__)  # "index_put_", without the overload
+        return func(*args, **(kwargs or {}))
+
+
+def _shares(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+@fact(
+    "16",
+    "zero-dim-index-is-a-view",
+    "So `x[torch.tensor(2)]` is a **view**, and an in-place method on it writes into `x`. NumPy draws the line "
+    "elsewhere: `a[np.array(2)]` is advanced indexing there, and a copy.",
+)
+def _():
+    x = torch.arange(12).reshape(3, 4).clone()  # a tensor of its own, so ._base names it
+    for dtype in (torch.int64, torch.int32):
+        row = x[torch.tensor(2, dtype=dtype)]
+        assert row._base is x and row.shape == (4,)
+    x[torch.tensor(2)].mul_(10)
+    assert x[2].tolist() == [80, 90, 100, 110]
+    with _AtenOps() as seen:
+        x[torch.tensor(1)]
+    assert "select" in seen.ops and "index" not in seen.ops
+    a = np.arange(12).reshape(3, 4)
+    assert not np.shares_memory(a[np.array(2)], a)
+
+
+@fact(
+    "16",
+    "zero-dim-bool-and-uint8-index-as-masks",
+    "(int64 or int32, say; not bool or uint8, which index as masks)",
+)
+def _():
+    x = torch.arange(12).reshape(3, 4)
+    for index in (torch.tensor(True), torch.tensor(1, dtype=torch.uint8)):
+        picked = x[index]
+        assert picked.shape == (1, 3, 4) and not _shares(picked, x)
+
+
+@fact(
+    "16",
+    "tensor-index-copies-whatever-its-size",
+    "Even `x[torch.tensor([2])]`, a single row picked by a one-element index tensor, is a copy",
+)
+def _():
+    x = torch.arange(12).reshape(3, 4)
+    for picked in (x[torch.tensor([2])], x[[0, 2]], x[:, [1, 3]], x[x > 5], x.index_select(1, torch.tensor([3, 0]))):
+        assert not _shares(picked, x)
+    for view in (x[1], x[:, 2], x[::2, 1:], x[..., None]):
+        assert _shares(view, x)
+
+
+@fact(
+    "16",
+    "integer-beside-index-tensor-differs-from-numpy",
+    "an integer beside an index tensor is applied first, as a `select`",
+)
+def _():
+    a = np.arange(120).reshape(2, 3, 4, 5)
+    t = torch.from_numpy(a)
+    assert t[:, 1, :, [0, 2]].shape == (2, 4, 2) and a[:, 1, :, [0, 2]].shape == (2, 2, 4)
+    assert torch.equal(t[:, 1, :, [0, 2]], t.select(1, 1)[:, :, [0, 2]])
+
+
+@fact(
+    "16",
+    "mask-assignment-is-index-put-then-masked-fill",
+    "PyTorch calls `index_put_`, which, for a boolean mask and one value, hands the work to `masked_fill_`",
+)
+def _():
+    x = torch.tensor([[3.0, -1.0], [-2.0, 5.0]])
+    with _AtenOps() as seen:
+        x[x < 0] = 0.0
+    assert seen.ops[-1] == "index_put_" and x.tolist() == [[3.0, 0.0], [0.0, 5.0]]
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        x[x > 4] = 1.0
+    names = [e.name for e in prof.events()]
+    assert "aten::index_put_" in names and "aten::masked_fill_" in names
+
+
+@fact(
+    "16",
+    "mask-index-builds-int64-positions",
+    "it first turns the mask into int64 positions with `nonzero`, 8 bytes for each `True`, then gathers with those",
+)
+def _():
+    x = torch.rand(10_000)
+    mask = torch.arange(10_000) % 4 == 0
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        x[mask]
+    events = prof.events()
+    assert any(e.name == "aten::nonzero" and e.cpu_parent and e.cpu_parent.name == "aten::index" for e in events)
+    allocated = sum(e.self_cpu_memory_usage for e in prof.key_averages() if e.key == "aten::nonzero")
+    assert allocated == 8 * int(mask.sum())
+
+
+@fact(
+    "16",
+    "nonzero-synchronises-on-cuda",
+    "the documentation of `torch.nonzero` warns that it synchronises host and device",
+)
+def _():
+    assert "causes\n    host-device synchronization" in torch.nonzero.__doc__
+
+
+@fact(
+    "16",
+    "where-one-argument-is-nonzero-tuple",
+    "With one argument, `torch.where(cond)` is `cond.nonzero(as_tuple=True)`",
+)
+def _():
+    cond = torch.tensor([[True, False, True], [False, False, True]])
+    ours, theirs = torch.where(cond), cond.nonzero(as_tuple=True)
+    assert len(ours) == len(theirs) == 2 and all(torch.equal(a, b) for a, b in zip(ours, theirs))
+    assert cond.nonzero().shape == (3, 2)
+
+
+@fact(
+    "16",
+    "plus-equal-counts-a-repeat-once",
+    "A position that appears three times is written three times with the same value, so it counts **once**.",
+)
+def _():
+    idx = torch.tensor([1, 3, 1, 0, 1])
+    counts = torch.zeros(4, dtype=torch.int64)
+    counts[idx] += 1
+    assert counts.tolist() == [1, 1, 0, 1]
+    ones = torch.ones_like(idx)
+    assert torch.zeros(4, dtype=torch.int64).index_add_(0, idx, ones).tolist() == [1, 3, 0, 1]
+    assert torch.zeros(4, dtype=torch.int64).index_put_((idx,), ones, accumulate=True).tolist() == [1, 3, 0, 1]
+    assert torch.zeros(4, dtype=torch.int64).scatter_add_(0, idx, ones).tolist() == [1, 3, 0, 1]
+
+
+@fact(
+    "16",
+    "gather-needs-same-ndim",
+    "`index` needs as many dimensions as `src`",
+)
+def _():
+    scores = torch.rand(4, 3)
+    label = torch.tensor([1, 0, 2, 2])
+    with pytest.raises(RuntimeError, match="same number of dimensions"):
+        scores.gather(1, label)
+    assert scores.gather(1, label[:, None]).shape == (4, 1)
+
+
+@fact(
+    "16",
+    "index-out-of-range-raises-slice-stops",
+    "a slice silently stops at the end; an index tensor does not",
+)
+def _():
+    x = torch.arange(12).reshape(3, 4)
+    assert x[1:10].shape == (2, 4)
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[[0, 3]]
+
+
+@fact(
+    "16",
+    "float-index-refused",
+    "Index tensors must be integer or boolean.",
+)
+def _():
+    x = torch.arange(12).reshape(3, 4)
+    with pytest.raises(IndexError, match="must be long, int, byte or bool"):
+        x[torch.tensor([0.0, 2.0])]
