@@ -143,3 +143,18 @@ def test_hanging_rank_is_stopped_at_the_timeout_even_if_it_ignores_sigterm():
     assert "did not finish within 25 s" in str(info.value)
     assert info.value.result.timed_out
     assert timeout <= elapsed < timeout + 20, elapsed
+
+
+def test_failure_names_the_rank_that_raised_whatever_the_colours_and_order():
+    """Python 3.13 colours tracebacks under FORCE_COLOR (ipykernel sets it): the rank whose own
+    exception started the failure is still named, and a rank that left nothing does not change it."""
+    from torchcourse.distributed import LaunchResult, describe_failure
+
+    raised = (
+        "Traceback (most recent call last):\n  ...\n\x1b[1;35mValueError\x1b[0m: \x1b[35mrank 1 could not load\x1b[0m\n"
+    )
+    peer = "Traceback (most recent call last):\n  ...\nRuntimeError: Connection closed by peer [127.0.0.1]:1234\n"
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", raised)
+    for stderr in ({0: peer, 1: raised}, {1: raised}, {0: "", 1: raised}, {0: peer, 1: plain}):
+        msg = describe_failure(LaunchResult(returncode=1, stderr=stderr), 2, 60)
+        assert msg.startswith("rank 1 of 2 failed with ValueError: rank 1 could not load"), (stderr, msg)

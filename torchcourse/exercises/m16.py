@@ -149,8 +149,8 @@ EXERCISES = [
         rules=[NO_LOOP],
         hints=[
             "Rows 0, 2, 4, ...: a start, a stop and a step.",
-            "`x[torch.arange(0, len(x), 2)]` has the right values but copies them (advanced indexing always "
-            "copies); a slice with a step is basic indexing, a view.",
+            "`x[torch.arange(0, len(x), 2)]` has the right values but copies them (an index tensor with "
+            "elements copies); a slice with a step is basic indexing, a view.",
         ],
         wrong=[
             lambda x: x[torch.arange(0, len(x), 2)],  # right values, a copy
