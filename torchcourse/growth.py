@@ -116,23 +116,43 @@ def work_done(fn: Callable[..., Any], args: tuple) -> Work:
     return work
 
 
-def tiled(args: tuple, k: int, which: Sequence[int] | None = None) -> tuple:
+def tiled(args: tuple, k: int, which: Sequence[int] | None = None, dim: int = 0) -> tuple:
     """``args`` with each tensor argument (or those at positions ``which``) repeated ``k`` times
-    along its first dimension: the same data, ``k`` times as much of it."""
+    along dimension ``dim`` (where it has one): the same data, ``k`` times as much of it."""
     out = []
     for i, a in enumerate(args):
         if (
             isinstance(a, torch.Tensor)
             and a.layout == torch.strided
-            and a.dim() >= 1
-            and a.shape[0] >= 1
+            and a.dim() > dim
+            and a.shape[dim] >= 1
             and (which is None or i in which)
         ):
-            t = a.detach().repeat(k, *([1] * (a.dim() - 1)))
+            reps = [1] * a.dim()
+            reps[dim] = k
+            t = a.detach().repeat(*reps)
             out.append(t.requires_grad_(a.requires_grad) if a.is_floating_point() or a.is_complex() else t)
         else:
             out.append(a)
     return tuple(out)
+
+
+def ints_scaled(args: tuple, k: int) -> tuple:
+    """``args`` with every positive int argument multiplied by ``k`` (a number of classes,
+    segments or steps grows), the tensors unchanged."""
+    return tuple(a * k if isinstance(a, int) and not isinstance(a, bool) and a > 0 else a for a in args)
+
+
+def directions(args: tuple) -> list[tuple[str, Callable[[tuple, int], tuple]]]:
+    """The ways the same case can grow: along each dimension of its tensors, and its int sizes."""
+    dims = max((a.dim() for a in args if isinstance(a, torch.Tensor)), default=0)
+    out: list[tuple[str, Callable[[tuple, int], tuple]]] = [
+        ("rows" if d == 0 else "columns" if d == 1 else f"entries along dim {d}", lambda a, k, d=d: tiled(a, k, dim=d))
+        for d in range(dims)
+    ]
+    if any(isinstance(a, int) and not isinstance(a, bool) and a > 0 for a in args):
+        out.append(("int", ints_scaled))
+    return out
 
 
 @dataclass
@@ -142,6 +162,7 @@ class Growth:
     scales: list[int]
     sizes: list[int]  # the first grown argument's first dimension at each scale
     work: list[Work]
+    unit: str = "rows"  # what grew: "rows", "columns", ...
 
     def grew(self) -> str | None:
         """A sentence naming what grew with the input, or None when nothing did."""
@@ -149,30 +170,38 @@ class Growth:
         if not all(b > a for a, b in zip(totals, totals[1:])):
             return None
         sizes = ", ".join(map(str, self.sizes))
+        on = (
+            f"with its int arguments {sizes} times as large"
+            if self.unit == "int"
+            else f"on inputs of {sizes} {self.unit}"
+        )
         growing = [
             op for op in self.work[-1].ops if all(b.ops[op] > a.ops[op] for a, b in zip(self.work, self.work[1:]))
         ]
         if growing:
             op = max(growing, key=lambda o: self.work[-1].ops[o])
             counts = ", ".join(str(w.ops[op]) for w in self.work)
-            return f"{op} ran {counts} times on inputs of {sizes} rows"
+            return f"{op} ran {counts} times {on}"
         if all(b.lines > a.lines for a, b in zip(self.work, self.work[1:])):
             counts = ", ".join(str(w.lines) for w in self.work)
-            return f"your own Python ran {counts} lines on inputs of {sizes} rows"
+            return f"your own Python ran {counts} lines {on}"
         if all(b.to_python > a.to_python for a, b in zip(self.work, self.work[1:])):
             counts = ", ".join(str(w.to_python) for w in self.work)
-            return f"{counts} tensor elements became Python numbers (tolist/item) on inputs of {sizes} rows"
+            return f"{counts} tensor elements became Python numbers (tolist/item) {on}"
         counts = ", ".join(map(str, totals))
-        return f"your function did {counts} steps (ops dispatched + Python lines) on inputs of {sizes} rows"
+        return f"your function did {counts} steps (ops dispatched + Python lines) {on}"
 
 
 def _grown_sizes(grown: list[tuple]) -> list[int]:
-    """The first dimension, at each scale, of the first argument that grows (else of the first tensor)."""
+    """At each scale, the size of the first dimension that grew (of the first argument that grew)."""
     first, last = grown[0], grown[-1]
-    tensors = [i for i, a in enumerate(last) if isinstance(a, torch.Tensor) and a.dim() >= 1]
-    growing = [i for i in tensors if isinstance(first[i], torch.Tensor) and first[i].shape[0] != last[i].shape[0]]
-    pick = (growing or tensors or [None])[0]
-    return [args[pick].shape[0] if pick is not None else 0 for args in grown]
+    for i, b in enumerate(last):
+        a = first[i]
+        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape != b.shape and a.dim() == b.dim():
+            d = next(d for d in range(b.dim()) if a.shape[d] != b.shape[d])
+            return [args[i].shape[d] for args in grown]
+    tensors = [i for i, b in enumerate(last) if isinstance(b, torch.Tensor) and b.dim() >= 1]
+    return [args[tensors[0]].shape[0] for args in grown] if tensors else [0] * len(grown)
 
 
 def growth(
@@ -180,9 +209,11 @@ def growth(
     fresh: Callable[[], tuple],
     grow: Callable[[tuple, int], tuple],
     scales: Sequence[int] = (1, 2, 4),
+    unit: str = "rows",
 ) -> Growth:
     """Run ``fn`` on ``grow(fresh(), k)`` for each scale ``k`` and count its work. Raises what ``fn`` raises."""
     grown = [grow(fresh(), k) for k in scales]
     fn(*grow(fresh(), scales[0]))  # warm-up: first calls fill caches (imports, dispatch tables)
     works = [work_done(fn, args) for args in grown]
-    return Growth(list(scales), _grown_sizes(grown), works)
+    sizes = list(scales) if unit == "int" else _grown_sizes(grown)
+    return Growth(list(scales), sizes, works, unit)

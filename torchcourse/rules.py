@@ -23,7 +23,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from .compare import shares_memory
 from .families import FAMILIES
-from .growth import growth, tiled
+from .growth import directions, growth, tiled
 
 
 @dataclass
@@ -338,38 +338,36 @@ class Graph(Rule):
 @dataclass
 class NoLoop(Rule):
     """No Python loop over the data, judged by behaviour (:mod:`torchcourse.growth`): the answer
-    runs on the case's data repeated 1, 2 and 4 times along the first dimension, and the ops it
-    dispatches, the lines of its own Python and the numbers it moves into Python must not grow.
+    runs on the case's data repeated 1, 2 and 4 times, and the ops it dispatches, the lines of its
+    own Python and the numbers it moves into Python must not grow.
 
-    ``grow(args, k)`` builds the k-times-larger case; by default every tensor argument (or those at
-    positions ``which``) is tiled along its first dimension. A growth is used only where the
-    reference accepts the grown inputs and does constant work on them, so a case the tiling makes
-    invalid (a permutation, a square matrix) is skipped rather than misjudged.
+    The case grows in every direction it has (:func:`torchcourse.growth.directions`): along each
+    dimension of its tensors and by its int arguments (a number of classes or segments), so a loop
+    over rows, columns, classes or values is seen. ``grow(args, k)`` replaces them with one
+    exercise-specific growth, and ``which`` limits the tiling to some arguments. A growth is used
+    only where the reference accepts the grown inputs and does constant work on them, so a case
+    the growth makes invalid (a permutation, a square matrix) is skipped rather than misjudged.
     """
 
     which: tuple[int, ...] | None = None
     grow: Callable[[tuple, int], tuple] | None = None
     name = "no Python loop"
 
-    def _grow(self, args: tuple, k: int) -> tuple:
-        return self.grow(args, k) if self.grow is not None else tiled(args, k, self.which)
+    def _directions(self, args: tuple) -> list[tuple[str, Callable[[tuple, int], tuple]]]:
+        if self.grow is not None:
+            return [("rows", self.grow)]
+        if self.which is not None:
+            return [("rows", lambda a, k: tiled(a, k, self.which))]
+        return directions(args)
 
     def judge(self, case: Case) -> str | None:
         if not any(isinstance(a, torch.Tensor) and a.numel() for a in case.args):
             return None
-        if case.reference is not None:
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    if growth(case.reference, case.fresh, self._grow).grew():
-                        return None  # this growth changes more than the amount of data: not a fair test
-            except Exception:  # noqa: BLE001 - the grown inputs are outside the task's domain
-                return None
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                grew = growth(case.fn, case.fresh, self._grow).grew()
-        except Exception:  # noqa: BLE001 - the values were judged already; an error here is not a loop
+        for unit, grow in self._directions(case.args):
+            grew = self._grew(case, unit, grow)
+            if grew:
+                break
+        else:
             return None
         if grew:
             return (
@@ -378,6 +376,21 @@ class NoLoop(Rule):
                 "recursion or a helper that loops): use tensor operations on the whole input"
             )
         return None
+
+    @staticmethod
+    def _grew(case: Case, unit: str, grow: Callable[[tuple, int], tuple]) -> str | None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if case.reference is not None:
+                try:
+                    if growth(case.reference, case.fresh, grow, unit=unit).grew():
+                        return None  # this growth changes more than the amount of data: not a fair test
+                except Exception:  # noqa: BLE001 - the grown inputs are outside the task's domain
+                    return None
+            try:
+                return growth(case.fn, case.fresh, grow, unit=unit).grew()
+            except Exception:  # noqa: BLE001 - the values were judged already; an error here is not a loop
+                return None
 
 
 def below_bytes_per_element(bytes_per_element: int, message: str, arg: int = 0, min_numel: int = 64) -> MemoryLimit:

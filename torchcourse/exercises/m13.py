@@ -7,7 +7,7 @@ import math
 import torch
 
 from ..checks import Exercise
-from ..rules import Graph, below_bytes_per_element
+from ..rules import Graph, NoLoop, below_bytes_per_element
 from ..workloads import ga
 from ._inputs import generator, randint, randn
 from ._solutions import solution
@@ -176,13 +176,18 @@ def _select_with_branch(pop, pairs):
     return pop[winners], cost[winners]
 
 
+# The module's text: "No Python loops over individuals", judged by behaviour (work that grows
+# with the population, whatever spells the loop).
+NO_LOOP = NoLoop()
+
+
 EXERCISES = [
     Exercise(
         "13.1",
         "Gene sums without the int64 copy",
         gene_sums,
         cases=_gene_cases,
-        rules=[_NO_INT64_COPY],
+        rules=[_NO_INT64_COPY, NO_LOOP],
         hints=[
             "Sum along the genes, dim=1, one number per chromosome.",
             "sum accepts dtype=: the accumulator (and the result) type. The largest sum is 24 × 1000: "
@@ -200,6 +205,7 @@ EXERCISES = [
         "Feasible points of function 2",
         feasible2_mask,
         cases=_feasible2_cases,
+        rules=[NO_LOOP],  # the text: no Python loops over individuals
         hints=[
             "Split the columns with x, y, z = points.unbind(1), then combine comparisons with & "
             "(each comparison in parentheses).",
@@ -230,6 +236,7 @@ EXERCISES = [
         "The cost of function 3",
         fitness3,
         cases=_fitness3_cases,
+        rules=[NO_LOOP],  # the text: no Python loops over individuals
         hints=[
             "Compute f for every point, build the feasibility mask, then torch.where(mask, f, torch.inf).",
             "The constraints are x ≥ 0, 0 ≤ y ≤ π (math.pi), z ≤ 5, x + z ≥ 1 and cos y + z ≥ 0.5; all include "
@@ -246,6 +253,7 @@ EXERCISES = [
         "Binary tournaments",
         tournament,
         cases=_tournament_cases,
+        rules=[NO_LOOP],  # the text: no Python loops over individuals
         hints=[
             "cost[pairs[:, 0]] and cost[pairs[:, 1]] are the two contestants' costs, one pair per row.",
             "Return population *indices* (from pairs), not costs; lower cost wins, and on a tie the first "
@@ -263,6 +271,7 @@ EXERCISES = [
         "Mutation without touching the parents",
         mutate,
         cases=_mutate_cases,
+        rules=[NO_LOOP],  # the text: no Python loops over individuals
         hints=[
             "torch.where(mask, a, b) picks a where mask is True and b elsewhere, element by element.",
             "pop[mask] += noise[mask] changes the caller's population in place; build a new tensor instead.",
@@ -274,6 +283,7 @@ EXERCISES = [
         "The k best individuals",
         best_k,
         cases=_best_k_cases,
+        rules=[NO_LOOP],  # the text: no Python loops over individuals
         domain=lambda pop, cost, k: pop.shape[0] >= k >= 1,  # the text: k of the population's rows
         hints=[
             "torch.argsort(cost) gives the indices that sort the costs, lowest first.",
@@ -290,6 +300,7 @@ EXERCISES = [
         "One whole generation (stretch)",
         ga_generation,
         cases=_generation_cases,
+        rules=[NO_LOOP],  # the text: no Python loops over individuals
         hints=[
             "Four steps: two tournaments (pairs[:, 0:2] and pairs[:, 2:4]) give parents a and b; "
             "children = blend * pop[a] + (1 - blend) * pop[b]; mutation adds noise where mutate is True; "

@@ -62,6 +62,12 @@ fill_lower_ = solution("16", "fill_lower_")
 NO_LOOP = NoLoop()
 
 
+def _permutation_blocks(args: tuple, k: int) -> tuple:
+    """A permutation of n grown to one of k*n: k blocks, block i shifted by i*n (still a permutation)."""
+    (p,) = args
+    return (torch.cat([p + i * p.numel() for i in range(k)]),)
+
+
 def _square_tiles(args: tuple, k: int) -> tuple:
     """A square matrix grown k times along both dimensions (tiled k x k), so it stays square."""
     return (args[0].repeat(k, k),) + tuple(args[1:])
@@ -355,7 +361,7 @@ EXERCISES = [
             (torch.tensor([0]),),
             (torch.zeros(0, dtype=torch.int64),),
         ],
-        rules=[NO_LOOP],
+        rules=[NoLoop(grow=_permutation_blocks)],
         hints=[
             "The inverse q undoes p: `q[p[i]] = i` for every i.",
             "That is a scatter: write `arange(n)` at positions p, with `scatter_(0, p, ...)` or `q[p] = ...`.",
