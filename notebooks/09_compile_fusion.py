@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 09 · torch.compile: fusion and overhead
@@ -97,7 +97,7 @@ import matplotlib.pyplot as plt
 import torch
 from torch._dynamo.utils import counters
 
-from torchcourse import claim, copy_bandwidth, format_seconds, gpu_skip_message, measure, time_once
+from torchcourse import claim, format_seconds, gpu_skip_message, measure, time_once
 from torchcourse.compiletools import captured_logs, compile_counter, reset
 from torchcourse.timing import interleaved
 from torchcourse.workloads import montecarlo as mc
@@ -162,6 +162,9 @@ print(
 )
 
 # %%
+# A Python loop step costs tens to hundreds of ns; a vectorised point a few ns plus its share of
+# the fresh pages: 18x on an Intel Xeon, 8x on a 2-core AMD EPYC VM under heavy load, where page
+# faults are slow. 3x holds on any CPU.
 claim(
     per_point_py > 3 * per_point_eager,
     "vectorised eager is more than 3x faster per point than the Python loop",
@@ -209,6 +212,10 @@ print(f"speed-up per call: {t_eager.min / t_comp.min:.1f}x")
 print(f"the cold first call cost as much as {t_first / t_comp.median:,.0f} compiled calls")
 
 # %%
+# Eager moves 42 bytes a point and faults fresh pages for its 40 MB intermediates (both shown
+# below); the fused kernel reads 8 and allocates nothing: 31x on an Intel Xeon, 17x on a loaded
+# AMD EPYC, so 3x is a margin any CPU meets. A cold compile takes seconds, a call milliseconds:
+# 100x is safe too (800x or more on both).
 claim(
     t_eager.min > 3 * t_comp.min,
     "the compiled function is more than 3x faster per call than eager",
@@ -222,36 +229,160 @@ claim(
 
 # %% [markdown]
 # Why faster? Not because C++ multiplies faster than PyTorch's own kernels: both are
-# vectorised loops. The difference is memory traffic. Eager runs one kernel per operation
-# (seven, counted below) and each streams a 10⁷-element tensor through memory; the fused
-# kernel reads `x` and `y` once and writes one number. `montecarlo.traffic_bytes` documents
-# the count; next to it, the copy bandwidth measured in the same run tells how close each
-# version comes to the memory limit:
+# vectorised loops. Eager runs one kernel per operation (seven, counted below). Six of them
+# stream 10⁷ elements through memory (the seventh, `4.0 *`, multiplies one number), and each of
+# the first five writes a new tensor that the next one reads back. The fused kernel reads `x`
+# and `y` once and writes one number. Per point, in bytes (`montecarlo.traffic_bytes` documents
+# the same count):
 
 # %%
-print("bytes per point, eager:", mc.traffic_bytes(1, fused=False), "| fused:", mc.traffic_bytes(1, fused=True))
+# (bytes read, bytes written) per point by each eager kernel: float32 samples, a 1-byte bool mask
+eager_kernels = {
+    "x * x": (4, 4),
+    "y * y": (4, 4),
+    "x*x + y*y": (8, 4),
+    "<= 1.0": (4, 1),
+    ".float()": (1, 4),
+    ".mean()": (4, 0),
+}
+eager_read = sum(r for r, _ in eager_kernels.values())
+eager_written = sum(w for _, w in eager_kernels.values())
+fused_read, fused_written = 8, 0  # x and y once; the one-number result is nothing per point
+print(f"eager: reads {eager_read} B, writes {eager_written} B per point")
+print(f"fused: reads {fused_read} B, writes {fused_written} B per point")
+# by construction: the per-kernel counts add up to the workload's documented totals
+claim(
+    eager_read + eager_written == mc.traffic_bytes(1, fused=False)
+    and fused_read + fused_written == mc.traffic_bytes(1, fused=True),
+    "the per-kernel byte counts add up to montecarlo.traffic_bytes",
+)
+
+# %% [markdown]
+# Each version has the limit that matches its traffic. The fused kernel only reads, so its
+# limit is the **read** bandwidth of main memory, measured by a large sum. Eager reads and
+# writes about as much, so its limit is the **copy** bandwidth (bytes read plus bytes written by
+# a large copy). The two differ: on most CPUs a copy's stores also cost a read of each line they
+# write to (a *write-allocate*), which a kernel that only reads does not pay, so such a kernel
+# can run above the copy line straight from main memory. `torchcourse.timing.memory_limits()`
+# measures read, write and copy bandwidth on 256 MiB buffers, larger than most CPUs' caches, and
+# `Limits.for_traffic(bytes_read, bytes_written)` picks the limit that matches a kernel. Below,
+# the same three measurements (a sum, a fill, a copy of 256 MiB) take turns with the two
+# versions, so that all five see the same load on your machine.
+#
+# To compare like with like, everything in this section runs on one thread: the limits, eager,
+# and a compiled kernel built for one thread. Inductor writes the thread count into the C++ it
+# generates (one partial sum per thread, or no parallel loop at all for one), so we compile
+# again after `torch.set_num_threads(1)`, with `dynamic=True` so that one kernel serves every
+# size below (module 10 explains it), and `reset()` first: two
+# `torch.compile` wrappers of the same function share their compiled versions, and the new one
+# would otherwise reuse the kernel built above for two threads.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-bw = copy_bandwidth()
-useful_gbs = {}
-for name, t, fused in (("eager", t_eager, False), ("compiled", t_comp, True)):
-    useful_gbs[name] = mc.traffic_bytes(n, fused=fused) / t.min / 1e9
-    gbs = useful_gbs[name]
-    print(f"{name:9s} {gbs:6.1f} GB/s of useful traffic  ({gbs / bw:.0%} of the measured copy bandwidth {bw:.1f} GB/s)")
+from torchcourse.timing import Limits
+
+threads = torch.get_num_threads()
+torch.set_num_threads(1)  # before compiling: the generated C++ is built for this count
+reset()
+pi_one_thread = torch.compile(mc.pi_from_samples, dynamic=True)
+pi_one_thread(x, y)  # the compile
+src = torch.ones(2**26)  # 256 MiB of float32, as memory_limits() uses
+dst = torch.zeros_like(src)
+t_read, t_write, t_copy, t_eager_1, t_comp_1 = interleaved(
+    [
+        src.sum,
+        lambda: dst.fill_(1.0),
+        lambda: dst.copy_(src),
+        lambda: mc.pi_from_samples(x, y),
+        lambda: pi_one_thread(x, y),
+    ],
+    rounds=5,
+)
+limits = Limits(src.nbytes / t_read / 1e9, dst.nbytes / t_write / 1e9, 2 * src.nbytes / t_copy / 1e9)
+print(
+    f"limits, one thread: read {limits.read_GBps:.1f}, write {limits.write_GBps:.1f}, "
+    f"copy {limits.copy_GBps:.1f} GB/s (copy: bytes read + bytes written)"
+)
+traffic = {"eager": (t_eager_1, eager_read, eager_written), "compiled": (t_comp_1, fused_read, fused_written)}
+for name, (seconds, r, w) in traffic.items():
+    limit_name, limit = limits.for_traffic(r, w)
+    gbs = (r + w) * n / seconds / 1e9
+    print(
+        f"{name:9s} {format_seconds(seconds):>8s} per call, {gbs:5.1f} GB/s: "
+        f"{gbs / limit:.0%} of the {limit_name} limit ({limit:.1f} GB/s)"
+    )
 
 # %% [markdown]
-# Can the compiled version go *above* 100%? It can, and that is a lesson about caches, not a
-# broken measurement: `x` and `y` are 80 MB together, and a CPU with a large last-level
-# cache (server CPUs have hundreds of MB) keeps them there between calls, so the fused kernel
-# reads them faster than main memory delivers. The copy bandwidth comes from 256 MiB buffers,
-# which do not stay in cache as easily. On a CPU with a few MB of cache the compiled line
-# stays below 100%.
+# Is the compiled kernel held back by memory or by its own instructions? Change the size and
+# watch. A kernel limited by memory runs faster while its inputs fit in the CPU's caches,
+# which deliver bytes faster than main memory; a kernel limited by its instructions runs at
+# the same GB/s at every size. The cell below times the compiled π on the first 2 MiB to
+# 256 MiB of two larger sample tensors and, beside it, two plain sums over the same `x` and
+# `y`: a kernel that does almost nothing per byte, so memory alone limits it. The two take
+# turns, on one thread. It also prints the cache sizes of your CPU where Linux reports them.
+
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+import glob
+
+
+def cache_sizes():
+    """The data caches one core sees, e.g. {'L1': '32K', 'L2': '1024K', 'L3': '32768K'} (Linux only)."""
+    sizes = {}
+    for index in sorted(glob.glob("/sys/devices/system/cpu/cpu0/cache/index*")):
+        try:
+            level, kind, size = (open(f"{index}/{name}").read().strip() for name in ("level", "type", "size"))
+        except OSError:
+            continue
+        if kind != "Instruction":
+            sizes[f"L{level}"] = size
+    return sizes
+
+
+print("caches:", cache_sizes() or "not reported on this system")
+big_x, big_y = mc.samples(2**25, seed=1)  # 128 MiB each
+sweep = {}
+print(f"{'x and y':>9s} {'compiled pi':>12s} {'two sums':>9s}   (GB/s, one thread)")
+for mib in (2, 4, 8, 16, 32, 64, 128, 256):
+    m = mib * 2**20 // 8  # points: 8 bytes each
+    xs, ys = big_x[:m], big_y[:m]
+    calls = max(1, 2**24 // m)
+    t_pi, t_sums = interleaved([lambda: pi_one_thread(xs, ys), lambda: (xs.sum(), ys.sum())], number=calls, rounds=5)
+    sweep[mib] = (8 * m / t_pi / 1e9, 8 * m / t_sums / 1e9)
+    print(f"{mib:>5d} MiB {sweep[mib][0]:12.1f} {sweep[mib][1]:9.1f}")
+torch.set_num_threads(threads)
+print(f"main-memory read limit, measured above: {limits.read_GBps:.1f} GB/s")
+for column, label in ((1, "two sums"), (0, "compiled pi")):
+    fastest = max(sweep.values(), key=lambda row: row[column])[column]
+    print(f"{label}: fastest size {fastest / sweep[256][column]:.1f}x the speed at 256 MiB")
+
+# %% [markdown]
+# Read the two columns beside your cache sizes. The sums run fastest while `x` and `y` fit in a
+# cache and fall to about the read limit once they no longer fit in the last-level cache (L3 on
+# most CPUs; other programs use it too, so the fall can come before its full size): that fall is
+# the cache at work, and where it happens is set by your CPU's cache sizes. The compiled π does
+# several instructions per point (square, add, compare, convert the mask, accumulate). Where
+# its column stays flat while the sums' column falls, it is limited by those instructions on
+# one thread, not by memory; where it follows the sums, memory limits it too. With more threads the instructions are shared out while main
+# memory stays as fast as it was, so a kernel limited by its instructions on one thread can
+# reach the memory limit on all of them.
 #
-# Eager falls further short of the memory limit than its byte count explains. Each
-# intermediate is a new tensor (40 MB for a float one), and the operating system must hand over (and zero)
-# fresh pages the first time they are touched. Compare `x * x` into a new tensor with the
-# same product written into a tensor allocated once (`out=`):
+# Either way, the compiled kernel moves 8 bytes a point where eager moves 42. And eager pays
+# for something its byte count leaves out: fresh memory. Each intermediate is a new tensor, and
+# at 10⁷ points four of them (`x*x`, `y*y`, their sum, the float copy of the mask) are 40 MB
+# each. What a new tensor costs depends on its size and on your C library. On Linux, glibc's
+# `malloc` asks the operating system for fresh memory (`mmap`) for a large block and gives it
+# back when it is freed, so the first write to each fresh page (4 KiB on most machines) is a
+# page fault, in which the operating system hands over a zeroed page. A smaller block stays with
+# the process when it is freed, and the next request of that size gets it back, its pages
+# already in place. The size that decides, glibc's *mmap threshold*, starts at 128 KiB and
+# rises each time a larger block is freed, up to 32 MiB on a 64-bit machine. Other systems'
+# allocators draw the line elsewhere.
+#
+# Compare `x * x` into a new tensor with the same product written into a tensor allocated once
+# (`out=`), at output sizes on both sides of 32 MiB, on one thread, taking turns, and count the
+# page faults of one call (`resource.getrusage`, on Linux and macOS):
 
 # %%
 buffer = torch.empty_like(x)
@@ -259,34 +390,55 @@ print("same values:", torch.equal(torch.mul(x, x, out=buffer), x * x))
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-t_new = measure(lambda: x * x, repeat=5, budget=0.1)
-t_out = measure(lambda: torch.mul(x, x, out=buffer), repeat=5, budget=0.1)
-print(f"x * x, new tensor each call: {t_new}")
-print(f"x * x into a reused buffer:  {t_out}")
-print(f"allocation costs {t_new.min / t_out.min:.1f}x here")
+try:
+    import resource  # Unix only
+except ImportError:
+    resource = None
 
-# %%
-claim(
-    useful_gbs["eager"] < bw,
-    "eager moves its useful bytes slower than the machine copies memory",
-    f"{useful_gbs['eager']:.1f} vs {bw:.1f} GB/s",
-)
-claim(
-    t_new.min > 1.5 * t_out.min,
-    "a new tensor on every call is more than 1.5x slower than a reused buffer",
-    f"{t_new.min:.4f} vs {t_out.min:.4f} s",
-)
+
+def page_faults(fn):
+    """Minor page faults of one call of fn (None where the resource module is missing)."""
+    if resource is None:
+        return None
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    fn()
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+
+torch.set_num_threads(1)
+alloc_ratio = {}
+print(f"{'output':>8s} {'new tensor':>11s} {'reused buffer':>14s} {'ratio':>6s} {'page faults per new tensor':>27s}")
+for mib in (8, 16, 31, 33, 40, 64):
+    a = big_x[: mib * 2**20 // 4]
+    out = torch.empty_like(a)
+    t_new, t_out = interleaved([lambda: a * a, lambda: torch.mul(a, a, out=out)], number=3, rounds=7)
+    alloc_ratio[mib] = t_new / t_out
+    faults = page_faults(lambda: a * a)
+    print(
+        f"{mib:>4d} MiB {format_seconds(t_new):>11s} {format_seconds(t_out):>14s} {alloc_ratio[mib]:5.1f}x "
+        f"{faults if faults is not None else 'not counted':>27}"
+    )
+torch.set_num_threads(threads)
+below = [r for mib, r in alloc_ratio.items() if mib < 32]
+above = [r for mib, r in alloc_ratio.items() if mib > 32]
+print(f"new/reused: {min(below):.1f}-{max(below):.1f}x below 32 MiB, {min(above):.1f}-{max(above):.1f}x above")
 
 # %% [markdown]
-# The fused kernel allocates nothing but its one-number result, so it pays neither the
+# On Linux the table splits at 32 MiB. Below, a new tensor costs about what the reused buffer
+# costs: `malloc` hands back the block the previous call freed, and there are next to no page
+# faults. Above, every call faults in every page of its output (with 4 KiB pages, 10,240 for a
+# 40 MiB output), and the new tensor costs several times the reused one. Eager π's 40 MB
+# intermediates are on the expensive side of that line; at 10⁶ points (4 MB each) they would
+# not be. The fused kernel allocates nothing but its one-number result, so it pays neither the
 # traffic nor the fresh pages.
 
 # %% [markdown]
 # ## What fusion looks like: the generated code
 #
-# Dynamo first captures the function as a graph of ATen operations. The counting backend
-# `compile_counter()` compiles nothing; it only records the graphs and their sizes, which is
-# quick:
+# Dynamo first captures the function as an FX graph of the Python-level operations it ran:
+# `*`, `+`, `<=`, `.float()`, `.mean()` (inductor later lowers them to ATen operations, the
+# names you will see in the kernel's name). The counting backend `compile_counter()` compiles
+# nothing; it only records the graphs and the operations in them, which is quick:
 
 # %%
 counter = compile_counter()
@@ -309,9 +461,11 @@ print("loops over the 10,000,000 points:", len(loops))
 
 # %% [markdown]
 # One kernel, `cpp_fused__to_copy_add_le_mean_mul_0`: `mul` (x·x, y·y, and the final 4·),
-# `add`, `le` (≤ 1), `_to_copy` (`.float()`) and `mean`, in one loop. Here is the heart of
-# that loop. The exact text depends on your CPU's vector width (8 or 16 floats per step),
-# on the thread count and on your torch version, so your copy may differ in details:
+# `add`, `le` (≤ 1), `_to_copy` (`.float()`) and `mean`. One loop over the points does all but
+# the last step; after it, the kernel divides the sum by n and multiplies by 4, once. Here is
+# the heart of that loop. The exact text depends on your CPU's vector width (16 floats per step
+# with AVX-512, 8 with AVX2, 4 with Arm's NEON, as on Apple's chips), on the thread count and on
+# your torch version, so your copy may differ in details:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -386,6 +540,8 @@ print(
 )
 
 # %%
+# The same one kernel either way (one read of A and B, one write): equal up to noise, so "not 2x
+# faster" holds anywhere; the two take turns on one thread.
 best_eager, best_comp = interleaved([lambda: multiply(A, B), lambda: multiply_compiled(A, B)], number=3, threads=1)
 claim(
     best_eager < 2 * best_comp,
@@ -396,7 +552,7 @@ claim(
 # %% [markdown]
 # Expect ratios near 1 (on a busy machine the noise between runs can be larger than the
 # difference). The same holds for a single `A @ B`: in the default mode inductor's
-# generated code calls `extern_kernels.mm`, the same BLAS library that eager mode calls.
+# generated code calls `extern_kernels.mm`, which is ATen's own `mm`, the kernel eager mode runs.
 # Compile pays off when several operations touch the same data: element-wise chains, a
 # reduction after element-wise work, normalisations, activations.
 
@@ -430,6 +586,7 @@ print(f"warm compile (after reset, cache hit):  {format_seconds(t_warm)}")
 print(f"cold/warm: {t_first / t_warm:.0f}x")
 
 # %%
+# A cache hit in a process that has compiled before: tens of ms against a cold compile's seconds.
 claim(t_warm < 1.0, "with a warm cache the first call takes under a second", f"{t_warm:.3f} s")
 claim(
     t_first > 5 * t_warm,
@@ -438,14 +595,52 @@ claim(
 )
 
 # %% [markdown]
-# The cold first call also paid one-off costs of the process (importing inductor, starting
-# its compile workers) that every later compile in the same process shares. A new Python
-# process with the same warm cache pays the import and the tracing again, but on a cache hit
-# skips inductor's code generation and the C++ compiler. The cache directory survives
-# between sessions, so on your own machine the second run of a script starts warm.
-#
-# Now the plot: cumulative time over the number of calls, eager against compiled with a
-# cold and a warm cache, built from the per-call times measured above.
+# The cold first call also paid one-off costs of the process (importing inductor and, on a
+# machine with more than one core, starting its compile worker processes) that every later
+# compile in the same process shares. A new Python process with the same warm cache pays those
+# and the tracing again, but on a cache hit skips inductor's code generation and the C++
+# compiler. The cache directory survives between sessions, so on your own machine the second
+# run of a script starts warm. The cell below measures that case: a new Python process, pointed
+# at this notebook's cache, draws the same samples and times the first call of a new compiled
+# function (the whole cell takes a few seconds):
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+import subprocess
+import sys
+
+script = f"""
+import time
+import torch
+from torch._dynamo.utils import counters
+from torchcourse.workloads import montecarlo as mc
+torch.set_num_threads({torch.get_num_threads()})
+x, y = mc.samples({n}, seed=0)
+fn = mc.compiled_pi()
+start = time.perf_counter()
+fn(x, y)
+print(time.perf_counter() - start, counters["inductor"]["fxgraph_cache_hit"])
+"""
+env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache_dir, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+child = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+seconds, hits = child.stdout.split()[-2:]
+t_new_process = float(seconds)
+print(f"first call in a new process with the warm cache: {format_seconds(t_new_process)} (graph cache hits: {hits})")
+print(f"in this process after reset(): {format_seconds(t_warm)}; cold: {format_seconds(t_first)}")
+
+# %%
+# The new process skips code generation and the C++ compiler (seconds) and pays its imports and
+# the tracing: well under the cold compile, though both include a new process's one-off costs.
+claim(
+    t_new_process < t_first,
+    "a new process with a warm cache pays less for its first call than the cold compile",
+    f"new process {t_new_process:.2f} s, cold {t_first:.2f} s",
+)
+
+# %% [markdown]
+# Now the plot: cumulative time over the number of calls, eager against compiled with a cold
+# cache, with a warm cache in a new process, and with a warm cache in this process, built from
+# the per-call times measured above.
 
 
 # %%
@@ -459,34 +654,42 @@ def break_even(t_first_call, t_e, t_c):
 
 te, tc = t_eager.median, t_comp.median
 k_cold, k_warm = break_even(t_first, te, tc), break_even(t_warm, te, tc)
-print(f"compiling pays off after {k_cold} call(s) with a cold cache, after {k_warm} with a warm cache")
+k_new = break_even(t_new_process, te, tc)
+print(
+    f"compiling pays off after {k_cold} call(s) with a cold cache, after {k_new} in a new process "
+    f"with a warm cache, after {k_warm} in this process with a warm cache"
+)
 
 k_max = int(1.5 * (k_cold or 1000)) + 1
 calls = torch.arange(1, k_max + 1, dtype=torch.float64)
-fig, ax = plt.subplots(figsize=(7, 3.5))
+fig, ax = plt.subplots(figsize=(7, 3.8))
 ax.plot(calls, calls * te, label=f"eager ({format_seconds(te)}/call)")
-ax.plot(calls, t_first + (calls - 1) * tc, label=f"compiled, cold cache (first call {format_seconds(t_first)})")
-ax.plot(calls, t_warm + (calls - 1) * tc, label=f"compiled, warm cache (first call {format_seconds(t_warm)})")
-for k, name in ((k_cold, "cold"), (k_warm, "warm")):
+compiled_lines = (
+    ("compiled, cold cache", t_first, k_cold, "tab:orange"),
+    ("compiled, warm cache, new process", t_new_process, k_new, "tab:green"),
+    ("compiled, warm cache, this process", t_warm, k_warm, "tab:red"),
+)
+for label, first_call, k, color in compiled_lines:
+    pays_off = f"pays off after {k} call(s)" if k is not None else "never pays off"
+    label = f"{label} (first call {format_seconds(first_call)}; {pays_off})"
+    ax.plot(calls, first_call + (calls - 1) * tc, color=color, label=label)
     if k is not None:
-        ax.axvline(k, color="grey", linestyle=":", linewidth=1)
-        ax.annotate(
-            f"break-even ({name}): {k} call(s)",
-            (k, k * te),
-            textcoords="offset points",
-            xytext=(5, -12 if name == "cold" else 8),
-            fontsize=8,
-        )
+        ax.axvline(k, color=color, linestyle=":", linewidth=1)
 ax.set(
     xlabel="number of calls",
     ylabel="cumulative time (s)",
     title="Monte Carlo π, 10⁷ points: when does compiling pay off?",
 )
-ax.legend(fontsize=8)
+top = max(float(calls[-1]) * te, t_first + (float(calls[-1]) - 1) * tc)
+ax.set_ylim(0, 1.6 * top)  # room for the legend above the lines
+ax.legend(fontsize=7, loc="upper left")
 ax.grid(alpha=0.3)
 plt.show()
 
 # %%
+# Break-even at k = t_first / (t_eager - t_compiled): ten calls would need an eager call of a tenth
+# of the cold compile (a second or more); it takes tens to hundreds of ms. The warm count is
+# smaller by construction (t_warm < t_first, checked above).
 claim(
     k_cold is not None and k_cold > 10,
     "with a cold cache compiling pays off only after more than ten calls",
@@ -501,12 +704,12 @@ claim(
 # %% [markdown]
 # Read the picture: the compiled lines start high (the compile) and rise slowly; the eager
 # line starts at zero and rises fast. With a cold cache this function needs many calls
-# before compiling has paid off; with a warm cache only a few (the cell above prints both
-# numbers for your run). So for a script that calls a function ten times on a machine that
-# has never compiled it, eager is the right answer. A second run of the script finds the
-# cache warm, but a new process still pays inductor's start-up and the tracing (about a
-# second on a small CPU), so it breaks even after tens of calls rather than after the few
-# printed above for this process, which had paid those costs already.
+# before compiling has paid off; with a warm cache in this process only a few (the cell above
+# prints the three numbers for your run). So for a script that calls a function ten times on a
+# machine that has never compiled it, eager is the right answer. A second run of the script
+# finds the cache warm, but as a new process it still pays the imports, inductor's start-up and
+# the tracing (measured above), so it breaks even later than this process does, which had paid
+# those costs already.
 
 # %% [markdown]
 # ## Modes
@@ -559,6 +762,8 @@ for mode, (fn, t_compile) in mode_results.items():
     print(f"{mode:28s} first call {format_seconds(t_compile):>8s} | per call {t}")
 
 # %%
+# A graph-cache hit or a regenerated source whose C++ library is on disk: tenths of a second at
+# most, against the cold compile's seconds (C++ compiler included).
 slowest_mode_compile = max(t for _, t in mode_results.values())
 claim(
     slowest_mode_compile < t_first / 3,
@@ -635,9 +840,10 @@ torch.compile(mc.pi_from_samples, mode="reduce_overhead")
 #
 # **Comparing random numbers across eager and compiled code.** With the same seed, a
 # function that draws random numbers inside gives different values compiled: inductor
-# generates the random numbers itself, inside the fused kernel, by another algorithm than
-# eager's `torch.rand`. Draw the inputs outside the compiled function when you compare
-# results:
+# generates the random numbers itself, inside the fused kernel, by another algorithm
+# (Philox; eager's CPU generator is a Mersenne Twister). The seed still matters: the compiled
+# code takes its seed from torch's generator, so the same seed gives the same compiled draws
+# run after run. Draw the inputs outside the compiled function when you compare results:
 
 
 # %%
@@ -656,8 +862,8 @@ print("both uniform in [0, 1):", bool(((compiled_draw >= 0) & (compiled_draw < 1
 # %% [markdown]
 # When you need the very same numbers (to debug a difference between eager and compiled
 # results, say), set inductor's `fallback_random` option: the compiled code then calls
-# eager's random operations instead of generating its own, slower but identical. The option
-# is read when a graph is compiled, so `reset()` first, or dynamo reuses the graph it has:
+# eager's random operations instead of generating its own: slower, but the same numbers. The
+# option is read when a graph is compiled, so `reset()` first, or dynamo reuses the graph it has:
 
 # %%
 reset()
@@ -676,12 +882,16 @@ claim(
 # * `torch.compile` traces a function into a graph and inductor generates fused kernels:
 #   one loop per group of operations, intermediates kept in registers instead of memory.
 #   `TORCH_LOGS=output_code` (or `torch._logging.set_logs(output_code=True)`) shows the code.
-# * Fusion pays off for chains of element-wise work and reductions (memory-bound code); a
+# * Fusion pays off for chains of element-wise work and reductions, where eager writes every
+#   intermediate to memory and reads it back (and, for large ones, pays for fresh pages); a
 #   single operation such as `A * B` or `A @ B` has nothing to fuse.
+# * Hold a kernel's GB/s against the limit that matches its bytes: read bandwidth for a kernel
+#   that only reads, copy bandwidth for one that reads and writes alike. Whether a cache helps
+#   shows only in a sweep over sizes that crosses your cache's size.
 # * The first call compiles: seconds with an empty (cold) inductor cache; with a warm on-disk
-#   cache, tens of milliseconds in a process that has compiled before and about a second in a
-#   new one. Compute the break-even
-#   number of calls for both before deciding.
+#   cache, tens of milliseconds in a process that has compiled before and a second or more in a
+#   new one (its imports and the tracing). Compute the break-even number of calls for the case
+#   you are in before deciding.
 # * `reduce-overhead` means CUDA graphs and does nothing on the CPU; `max-autotune` tunes
 #   matmuls and convolutions at a large compile cost.
 # * Compare compiled and eager results on the same inputs drawn outside the compiled code;

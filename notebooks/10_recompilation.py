@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 10 · Recompilation and dynamic shapes
@@ -57,10 +57,11 @@ _ = check_torch()
 # those assumptions (*guards*); when one fails it compiles again. A recompile costs as much
 # as a compile (hundreds of milliseconds to seconds when inductor's on-disk cache does not
 # hold the code yet; the first compile in a process also pays the compiler's start-up), so a
-# function that sees a new dtype, device, shape or Python value on every call can be far
-# slower compiled than eager. This notebook counts compiles instead of guessing them,
-# shows what triggers each one, how dynamic shapes stop the shape-driven ones, what
-# happens when a function recompiles too often, and how to make recompiles an error.
+# function that sees a new dtype, device or Python value on every call (or a new shape, when
+# shapes are kept static) can be far slower compiled than eager. This notebook counts
+# compiles instead of guessing them, shows what triggers each one, how dynamic shapes stop
+# the shape-driven ones, what happens when a function recompiles too often, and how to make
+# recompiles an error.
 #
 # **Objectives.** After this notebook you can:
 # 1. read a function's guards and the reasons `TORCH_LOGS=recompiles` gives for a recompile;
@@ -297,6 +298,10 @@ fig.suptitle("f(x) = sin(x)·2 + 1, compiled: red bars compiled a graph")
 plt.show()
 
 # %%
+# A cold compile runs inductor and the C++ compiler (0.5 s or more on any CPU); an ordinary call
+# is a sin over at most 2.25M floats (milliseconds): >10x and >0.1 s hold anywhere. A warm compile
+# skips code generation and the C++ compiler: 14x or more cheaper on an Intel Xeon and a loaded
+# AMD EPYC, so "less than half" is safe.
 compile_cold = [t for t, c in zip(cold_s, compiled) if c]
 compile_warm = [t for t, c in zip(warm_s, compiled) if c]
 ordinary = [t for t, c in zip(cold_s + warm_s, compiled + compiled) if not c]
@@ -318,7 +323,8 @@ claim(
 # compiles skip code generation and the C++ compiler: still dynamo's tracing and inductor's
 # loading, much cheaper. On your own machine the cache lives on between sessions, so
 # which of the two panels you see depends on whether this code was compiled before (in a new
-# session the first red bar also carries inductor's start-up, about a second).
+# session the first red bar also carries inductor's start-up, a second or more; module 09
+# measures it).
 #
 # With `dynamic=False` dynamo would compile a static kernel for every new size instead:
 # four red bars in the first four calls rather than two. The counting backend confirms it
@@ -366,9 +372,12 @@ for n in lengths[1:]:
 print(f"{'mark_dynamic(x, 0), default':28s} compiles: {counter.frame_count}")
 
 # %% [markdown]
-# Sizes 0 and 1 are special: dynamo always specialises them (a size-1 dimension
-# broadcasts, so its code differs), even in a dynamic graph. A size-1 input after the
-# dynamic graph is compiled brings one more static graph:
+# Sizes 0 and 1 are special. A dynamic size is a symbol that dynamo assumes to be at least 2;
+# a size of 0 or 1 gets a constant instead, even with `dynamic=True` (its source calls this
+# *0/1 specialisation*). Whether a dimension broadcasts (size 1) or is empty (size 0) changes
+# what the code must do, and the assumption answers those questions once for every size the
+# symbol stands for. So a size-1 input after the dynamic graph is compiled brings one more
+# graph, with the size fixed at 1:
 
 # %%
 reset()
@@ -379,11 +388,33 @@ for n in (100, 200, 1):
     print(f"length {n}: compiles so far {counter.frame_count}")
 
 # %% [markdown]
+# When sizes 0 and 1 are ordinary for your function (a batch that may be empty or hold one
+# item), `torch._dynamo.decorators.mark_unbacked(x, dim)` asks for more: the size becomes an
+# *unbacked* symbol. Dynamo traces without knowing its value and guards only that it is not
+# negative, so 0 and 1 run the same graph as every other size. The price: the graph is compiled
+# as if the size were neither 0 nor 1 (`mark_unbacked`'s own documentation says so), with
+# checks at run time instead, and an `if` on the size cannot go into the graph (it splits the
+# function at that line, module 11, or raises with `fullgraph=True`).
+
+# %%
+reset()
+counter = compile_counter()
+fn = torch.compile(f, backend=counter)
+first = torch.ones(100)
+torch._dynamo.decorators.mark_unbacked(first, 0)
+fn(first)
+for n in (200, 1, 0):
+    fn(torch.ones(n))
+print(f"mark_unbacked(x, 0), lengths 100, 200, 1, 0: compiles {counter.frame_count}")
+claim(counter.frame_count == 1, "with mark_unbacked, sizes 1 and 0 run the graph compiled for 100")
+
+# %% [markdown]
 # ## Python arguments are constants
 #
 # Dynamo traces Python code once per set of guards. A Python argument that decides a branch
-# becomes a constant of the graph, guarded by its value: each branch compiles once, and
-# later calls with a value seen before reuse it.
+# becomes a constant of the graph, guarded by its value: each new value compiles once (two
+# strings that take the same branch still compile twice), and later calls with a value seen
+# before reuse its graph.
 
 
 # %%
@@ -467,7 +498,8 @@ claim(
 # compiler what to do if a recompile is needed all the same:
 #
 # * `"fail_on_recompile"`: raise an error instead of compiling. Use it in your tests, or
-#   around a steady-state loop, to catch a recompile the moment it happens.
+#   around a steady-state loop, to catch a recompile the moment it happens. It refuses a
+#   function's very first compile too, so the warm-up must run outside the block.
 # * `"eager_on_recompile"`: run that call eagerly instead of compiling; inputs that match a
 #   compiled version still run compiled code.
 #
@@ -504,6 +536,21 @@ claim(
     failure is not None and counter.frame_count == 2,
     "each stance held for its block only: no compile inside, one after",
 )
+
+# %% [markdown]
+# Why the warm-up comes first: under `"fail_on_recompile"` a function that was never compiled
+# raises too, since its first compile is a compile all the same.
+
+# %%
+reset()
+never_compiled = torch.compile(f, backend=compile_counter())
+with torch.compiler.set_stance("fail_on_recompile"):
+    try:
+        never_compiled(torch.ones(1000))
+        refused = False
+    except RuntimeError:
+        refused = True
+print("first call ever, under fail_on_recompile, raised:", refused)
 
 # %% [markdown]
 # ## Starting over: `torch.compiler.reset()`
@@ -574,8 +621,8 @@ with torch._dynamo.config.patch(recompile_limit=2, fail_on_recompile_limit_hit=T
 # * A recompile with inductor costs a compile: from hundreds of milliseconds to seconds with
 #   an empty inductor cache, far less when the cache holds the code already.
 # * A second size makes dynamo compile a dynamic kernel (sizes as arguments) that serves
-#   later sizes; `dynamic=False/True` and `mark_dynamic` choose explicitly; sizes 0 and 1
-#   are always specialised.
+#   later sizes; `dynamic=False/True` and `mark_dynamic` choose explicitly; a dynamic size of
+#   0 or 1 still gets a graph of its own, unless `mark_unbacked` makes the size unbacked.
 # * Python values that steer branches are constants: one compile per value seen.
 # * Past `recompile_limit` (8 by default) the function runs eagerly with a logged warning;
 #   `torch.compiler.set_stance("fail_on_recompile")` turns any recompile into an error and

@@ -59,8 +59,9 @@ _ = check_torch()
 # Write each answer in place of `raise NotImplementedError`, run the cell, and read the
 # check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("09.3")` shows the
 # next hint for exercise 09.3. Exercises go from warm-up to stretch; each one stands alone.
-# The checks never run inductor (it would take seconds per check): where a compile is
-# needed they use the counting backend.
+# The checks run inductor only in 09.7, whose answer is about inductor's kernels (each of its
+# compiles takes a second or more); everywhere else a compile is needed they use the counting
+# backend, which generates no code.
 
 # %%
 import math

@@ -1,0 +1,208 @@
+"""Facts lesson 09 (torch.compile: fusion and overhead) states about torch, each asserted on the installed torch."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import torch._inductor
+import torch._inductor.config
+from torch._dynamo.testing import CompileCounter
+from torch._dynamo.utils import counters
+
+from tests.facts import fact
+from torchcourse.compiletools import captured_logs
+from torchcourse.workloads import montecarlo as mc
+
+
+def _output_code(fn, *args) -> str:
+    """The output_code log of a fresh inductor compile of fn(*args)."""
+    torch.compiler.reset()
+    with captured_logs(output_code=True) as logs:
+        fn_c = torch.compile(fn)
+        fn_c(*args)
+    torch.compiler.reset()
+    return logs.text
+
+
+@fact(
+    "09",
+    "dynamo-graph-is-python-level",
+    "Dynamo first captures the function as an FX graph of the Python-level operations it ran",
+)
+def _():
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    torch.compiler.reset()
+    torch.compile(mc.pi_from_samples, backend=backend)(*mc.samples(100))
+    torch.compiler.reset()
+    targets = [n.target for n in graphs[0].graph.nodes if "call" in n.op]
+    assert "float" in targets and "mean" in targets  # Tensor methods, as the Python code called them
+    assert not any(isinstance(t, torch._ops.OpOverload) for t in targets)  # no aten.* operations yet
+
+
+@fact("09", "seven-operations", "Eager runs one kernel per operation (seven, counted below)")
+def _():
+    torch.compiler.reset()
+    counter = CompileCounter()
+    torch.compile(mc.pi_from_samples, backend=counter)(*mc.samples(100))
+    torch.compiler.reset()
+    assert counter.frame_count == 1 and counter.op_count == 7
+
+
+@fact(
+    "09",
+    "torch-logs-beats-set-logs",
+    "starting Python with `TORCH_LOGS=output_code` does the same, and then takes precedence over `set_logs`",
+)
+def _():
+    dynamo_logger = logging.getLogger("torch._dynamo")
+    before = dynamo_logger.level
+    os.environ["TORCH_LOGS"] = ""
+    try:
+        torch._logging.set_logs(dynamo=logging.DEBUG)  # ignored: the variable is set
+        assert dynamo_logger.level == before
+    finally:
+        del os.environ["TORCH_LOGS"]
+        torch._logging.set_logs()
+
+
+@fact("09", "vector-width", "16 floats per step with AVX-512, 8 with AVX2, 4 with Arm's NEON")
+def _():
+    from torch._inductor import cpu_vec_isa
+
+    assert cpu_vec_isa.VecAVX512().nelements(torch.float) == 16
+    assert cpu_vec_isa.VecAVX2().nelements(torch.float) == 8
+    assert cpu_vec_isa.VecNEON().nelements(torch.float) == 4
+
+
+@fact("09", "mm-is-aten-mm", "calls `extern_kernels.mm`, which is ATen's own `mm`, the kernel eager mode runs")
+def _():
+    from torch._inductor.select_algorithm import extern_kernels
+
+    code = _output_code(lambda a, b: a @ b, torch.rand(32, 32), torch.rand(32, 32))
+    assert "extern_kernels.mm(" in code
+    assert extern_kernels.mm is torch.mm
+
+
+@fact("09", "compiled-rand-is-philox", "(Philox; eager's CPU generator is a Mersenne Twister)")
+def _():
+    code = _output_code(lambda t: t + torch.rand(t.shape), torch.zeros(5))
+    assert "normalized_rand_cpu(" in code
+    header = Path(torch.__file__).parent / "include" / "torch" / "csrc" / "inductor" / "cpp_prefix.h"
+    definition = header.read_text().split("inline float normalized_rand_cpu", 1)[1][:200]
+    assert "Philox4_32" in definition
+    cpu_generator = Path(torch.__file__).parent / "include" / "ATen" / "CPUGeneratorImpl.h"
+    assert "at::mt19937 engine_;" in cpu_generator.read_text()  # eager's CPU generator
+
+
+@fact("09", "compiled-rand-follows-seed", "the same seed gives the same compiled draws run after run")
+def _():
+    def noisy(t):
+        return t + torch.rand(t.shape)
+
+    torch.compiler.reset()
+    compiled = torch.compile(noisy)
+    torch.manual_seed(0)
+    first = compiled(torch.zeros(5))
+    torch.manual_seed(0)
+    again = compiled(torch.zeros(5))
+    torch.manual_seed(0)
+    eager = noisy(torch.zeros(5))
+    torch.compiler.reset()
+    assert torch.equal(first, again) and not torch.equal(first, eager)
+
+
+@fact(
+    "09",
+    "fallback-random-draws-eagers-numbers",
+    "set inductor's `fallback_random` option: the compiled code then calls eager's random operations instead of "
+    "generating its own",
+)
+def _():
+    def noisy(t):
+        return t + torch.rand(t.shape)
+
+    torch.manual_seed(0)
+    eager = noisy(torch.zeros(5))
+    torch.compiler.reset()
+    with torch._inductor.config.patch(fallback_random=True):
+        torch.manual_seed(0)
+        compiled = torch.compile(noisy)(torch.zeros(5))
+    torch.compiler.reset()
+    assert torch.equal(eager, compiled)
+
+
+@fact("09", "reduce-overhead-does-nothing-on-cpu", "**On the CPU there are no CUDA graphs**: the option does nothing")
+def _():
+    x, y = mc.samples(1000)
+    torch.compiler.reset()
+    counters.clear()
+    out = torch.compile(mc.pi_from_samples, mode="reduce-overhead")(x, y)
+    skipped = counters["inductor"]["cudagraph_skips"]
+    torch.compiler.reset()
+    assert skipped == 1 and torch.equal(out, mc.pi_from_samples(x, y))
+
+
+@fact(
+    "09",
+    "lite-mode-falls-back",
+    "`lite` (newer than `torch.compile`'s docstring, which does not list it yet) sets `fallback_by_default`",
+)
+def _():
+    assert torch._inductor.list_mode_options()["lite"]["fallback_by_default"] is True
+    assert "lite" not in torch.compile.__doc__
+    assert torch._inductor.list_mode_options()["reduce-overhead"] == {"triton.cudagraphs": True}
+
+
+@fact("09", "thread-count-in-generated-code", "Inductor writes the thread count into the C++ it generates")
+def _():
+    x, y = mc.samples(100_000)
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        one = _output_code(mc.pi_from_samples, x, y)
+        torch.set_num_threads(2)
+        two = _output_code(mc.pi_from_samples, x, y)
+    finally:
+        torch.set_num_threads(threads)
+    assert "#pragma omp" not in one
+    assert "#pragma omp parallel" in two and "tmp_acc0_arr[2]" in two
+
+
+@fact("09", "compile-wants-a-callable", "`torch.compile(f(x))` calls `f` first and hands over a tensor")
+def _():
+    with pytest.raises(AssertionError, match="A callable function is expected"):
+        torch.compile(torch.ones(3))
+
+
+@fact("09", "modes-use-hyphens", "Modes use hyphens, not underscores; the message lists the valid ones")
+def _():
+    with pytest.raises(RuntimeError, match="Unrecognized mode=reduce_overhead, should be one of: .*reduce-overhead"):
+        torch.compile(mc.pi_from_samples, mode="reduce_overhead")
+
+
+@fact("09", "fresh-pages-above-32-mib", "Above, every call faults in every page of its output")
+def _():
+    if not sys.platform.startswith("linux"):
+        pytest.skip("glibc's mmap threshold: a Linux fact")
+    import resource
+
+    def faults(fn):
+        for _ in range(3):  # warm-up, as the lesson's timing does: the threshold rises, the heap grows
+            fn()
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        fn()
+        return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+    small, large = torch.ones(8 * 2**20 // 4), torch.ones(40 * 2**20 // 4)
+    assert faults(lambda: small * small) < 100  # 8 MiB: malloc hands the freed block back
+    assert faults(lambda: large * large) > 40 * 2**20 // resource.getpagesize() // 2  # 40 MiB: fresh pages

@@ -1,0 +1,322 @@
+"""Facts lesson 10 (recompilation and dynamic shapes) states about torch, each asserted on the installed torch."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch._dynamo.testing import CompileCounter
+
+from tests.facts import fact
+from torchcourse.compiletools import captured_logs
+
+
+def f(x):
+    return torch.sin(x) * 2 + 1
+
+
+def by_name(x, name):
+    return x + len(name) if name.startswith("add") else x * len(name)
+
+
+def _compiles(fn, calls, **kwargs) -> int:
+    """Graphs the counting backend receives for fn called once with each argument tuple."""
+    torch.compiler.reset()
+    counter = CompileCounter()
+    compiled = torch.compile(fn, backend=counter, **kwargs)
+    for args in calls:
+        compiled(*args)
+    torch.compiler.reset()
+    return counter.frame_count
+
+
+@fact(
+    "10",
+    "tensor-guard",
+    "must be a `Tensor` with this *dispatch key set* (the device: `CPU`, and autograd support for it), dtype "
+    "`torch.float32`, `requires_grad=False`, size `[1000]` and stride `[1]`",
+)
+def _():
+    torch.compiler.reset()
+    with captured_logs(guards=True) as logs:
+        torch.compile(f, backend="eager")(torch.ones(1000))
+    torch.compiler.reset()
+    guard = logs.require("TENSOR_MATCH")[0]
+    for part in (
+        "DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU)",
+        "torch.float32",
+        "requires_grad=False",
+        "size=[1000]",
+        "stride=[1]",
+    ):
+        assert part in guard
+
+
+@fact("10", "one-version-per-dtype", "Two compiles for two dtypes: dynamo keeps both versions")
+def _():
+    calls = [(torch.ones(10, dtype=d),) for d in (torch.float32, torch.float64, torch.float32, torch.float64)]
+    assert _compiles(f, calls) == 2
+
+
+@fact(
+    "10",
+    "automatic-dynamic",
+    "it marks the dimensions that changed as *dynamic* and compiles a graph that takes the size as an input (this "
+    "is `automatic_dynamic_shapes`, on by default)",
+)
+def _():
+    assert torch._dynamo.config.automatic_dynamic_shapes is True
+    kinds = []
+
+    def backend(gm, example_inputs):
+        values = [n.meta["example_value"] for n in gm.graph.nodes if n.op == "placeholder"]
+        kinds.append(any(isinstance(v, torch.SymInt) for v in values))
+        return gm.forward
+
+    torch.compiler.reset()
+    compiled = torch.compile(f, backend=backend)
+    for n in (1000, 500, 250, 1500):
+        compiled(torch.ones(n, n))
+    torch.compiler.reset()
+    assert kinds == [False, True]  # static first, then one graph taking the sizes
+
+
+@fact("10", "static-one-per-shape", "`dynamic=False`: always static, one compile per distinct shape.")
+def _():
+    calls = [(torch.ones(n),) for n in (100, 200, 300, 400, 200)]
+    assert _compiles(f, calls, dynamic=False) == 4
+    assert _compiles(f, calls, dynamic=True) == 1
+
+
+@fact("10", "zero-one-specialised", "a size of 0 or 1 gets a constant instead, even with `dynamic=True`")
+def _():
+    assert _compiles(f, [(torch.ones(n),) for n in (100, 200, 1, 0, 1, 0)], dynamic=True) == 3
+
+
+@fact(
+    "10",
+    "mark-unbacked-no-zero-one",
+    "`torch._dynamo.decorators.mark_unbacked(x, dim)` asks for more: the size becomes an *unbacked* symbol",
+)
+def _():
+    first = torch.ones(100)
+    torch._dynamo.decorators.mark_unbacked(first, 0)
+    assert _compiles(f, [(first,)] + [(torch.ones(n),) for n in (200, 1, 0)]) == 1
+
+
+@fact(
+    "10",
+    "unbacked-guarded-not-negative",
+    "Dynamo traces without knowing its value and guards only that it is not negative",
+)
+def _():
+    x = torch.ones(100)
+    torch._dynamo.decorators.mark_unbacked(x, 0)
+    torch.compiler.reset()
+    with captured_logs(guards=True) as logs:
+        torch.compile(f, backend="eager")(x)
+    torch.compiler.reset()
+    assert "size=[None]" in logs.require("TENSOR_MATCH")[0]
+    assert logs.grep(r"0 <= L\['x'\]\.size\(\)\[0\]")
+
+
+@fact(
+    "10",
+    "unbacked-branch-breaks",
+    "an `if` on the size cannot go into the graph (it splits the function at that line, module 11, or raises with "
+    "`fullgraph=True`)",
+)
+def _():
+    def branch(x):
+        if x.shape[0] == 5:
+            return x + 1
+        return x - 1
+
+    def marked():
+        x = torch.ones(100)
+        torch._dynamo.decorators.mark_unbacked(x, 0)
+        return x
+
+    torch.compiler.reset()
+    counter = CompileCounter()
+    assert torch.equal(torch.compile(branch, backend=counter)(marked()), torch.zeros(100))
+    assert counter.frame_count == 2  # split at the if
+    torch.compiler.reset()
+    with pytest.raises(Exception, match="data-dependent"):
+        torch.compile(branch, backend="eager", fullgraph=True)(marked())
+    torch.compiler.reset()
+
+
+@fact(
+    "10",
+    "python-values-guarded-by-value",
+    "each new value compiles once (two strings that take the same branch still compile twice)",
+)
+def _():
+    def activation(x, mode):
+        if mode == "relu":
+            return torch.relu(x)
+        return torch.tanh(x)
+
+    calls = [(torch.ones(3), m) for m in ("relu", "tanh", "sigmoid", "relu", "tanh")]
+    assert _compiles(activation, calls) == 3
+
+
+@fact(
+    "10",
+    "numbers-like-sizes",
+    "Python *numbers* used only in arithmetic behave like sizes: the first value is specialised, the second makes "
+    "the argument dynamic",
+)
+def _():
+    def scale(x, k):
+        return x * k
+
+    for values in ((2, 3, 4, 5), (0.5, 1.5, 2.5, 3.5)):
+        assert _compiles(scale, [(torch.ones(3), k) for k in values]) == 2
+
+
+@fact(
+    "10",
+    "recompile-limit-then-eager",
+    "Past `recompile_limit` (8 by default) the function runs eagerly with a logged warning",
+)
+def _():
+    assert torch._dynamo.config.recompile_limit == 8
+    torch.compiler.reset()
+    counter = CompileCounter()
+    compiled = torch.compile(by_name, backend=counter)
+    names = [f"add{'_' * i}" for i in range(10)]
+    with captured_logs(recompiles=True) as logs:
+        right = all(torch.equal(compiled(torch.ones(3), s), by_name(torch.ones(3), s)) for s in names)
+    torch.compiler.reset()
+    assert counter.frame_count == 8 and right
+    assert logs.require("hit config.recompile_limit")
+
+
+@fact(
+    "10",
+    "wrappers-share-the-limit",
+    "Two `torch.compile` wrappers of the same function share dynamo's cache (it lives on the function's code "
+    "object), so a second wrapper with another backend adds entries that count toward the same limit.",
+)
+def _():
+    torch.compiler.reset()
+    first, second = CompileCounter(), CompileCounter()
+    a, b = torch.compile(by_name, backend=first), torch.compile(by_name, backend=second)
+    with captured_logs(recompiles=True):
+        for i in range(5):
+            a(torch.ones(3), "add" + "_" * i)
+        for i in range(5, 12):
+            b(torch.ones(3), "add" + "_" * i)
+    torch.compiler.reset()
+    assert (first.frame_count, second.frame_count) == (5, 3)
+
+
+@fact("10", "fail-on-recompile-refuses-first-compile", "It refuses a function's very first compile too")
+def _():
+    torch.compiler.reset()
+    with torch.compiler.set_stance("fail_on_recompile"), pytest.raises(RuntimeError, match="Detected recompile"):
+        torch.compile(f, backend="eager")(torch.ones(3))
+    torch.compiler.reset()
+
+
+@fact(
+    "10",
+    "eager-on-recompile",
+    '`"eager_on_recompile"`: run that call eagerly instead of compiling; inputs that match a compiled version still '
+    "run compiled code.",
+)
+def _():
+    torch.compiler.reset()
+    counter = CompileCounter()
+    compiled = torch.compile(f, backend=counter)
+    compiled(torch.ones(3))
+    ran = []
+    with torch.compiler.set_stance("eager_on_recompile"):
+        out64 = compiled(torch.ones(3, dtype=torch.float64))  # no version matches: eager
+        compiled(torch.ones(3))  # the float32 version
+        ran.append(counter.frame_count)
+    torch.compiler.reset()
+    assert ran == [1] and torch.equal(out64, f(torch.ones(3, dtype=torch.float64)))
+
+
+@fact("10", "set-stance-three-forms", "(a function, a context manager or a decorator)")
+def _():
+    torch.compiler.reset()
+    counter = CompileCounter()
+    compiled = torch.compile(f, backend=counter)
+
+    @torch.compiler.set_stance("force_eager")
+    def decorated():
+        return compiled(torch.ones(3))
+
+    decorated()
+    with torch.compiler.set_stance("force_eager"):
+        compiled(torch.ones(3))
+    torch.compiler.set_stance("force_eager")
+    try:
+        compiled(torch.ones(3))
+    finally:
+        torch.compiler.set_stance("default")
+    assert counter.frame_count == 0
+    compiled(torch.ones(3))
+    torch.compiler.reset()
+    assert counter.frame_count == 1
+
+
+@fact(
+    "10",
+    "reset-forgets-sizes",
+    "`torch.compiler.reset()` drops every compiled version of every function (and dynamo's memory of sizes it has "
+    "seen)",
+)
+def _():
+    torch.compiler.reset()
+    counter = CompileCounter()
+    compiled = torch.compile(f, backend=counter)
+    compiled(torch.ones(10))
+    compiled(torch.ones(20))  # dynamic now
+    torch.compiler.reset()
+    compiled(torch.ones(30))  # static again: sizes forgotten
+    compiled(torch.ones(30))
+    compiled(torch.ones(40))  # a second size: dynamic again
+    torch.compiler.reset()
+    assert counter.frame_count == 4
+
+
+@fact(
+    "10",
+    "mark-dynamic-then-specialise-raises",
+    "Branching on that size breaks the promise, and dynamo refuses with a `ConstraintViolationError`",
+)
+def _():
+    from torch.fx.experimental.symbolic_shapes import ConstraintViolationError
+
+    def first_or_rest(x):
+        if x.shape[0] == 1000:
+            return x + 1
+        return x - 1
+
+    batch = torch.ones(1000)
+    torch._dynamo.mark_dynamic(batch, 0)
+    torch.compiler.reset()
+    with captured_logs(), pytest.raises(ConstraintViolationError):
+        torch.compile(first_or_rest, backend="eager")(batch)
+    torch.compiler.reset()
+
+
+@fact(
+    "10",
+    "fail-on-recompile-limit-hit",
+    "To make hitting the limit an error instead, set `torch._dynamo.config.fail_on_recompile_limit_hit = True`",
+)
+def _():
+    from torch._dynamo.exc import FailOnRecompileLimitHit
+
+    torch.compiler.reset()
+    compiled = torch.compile(by_name, backend="eager")
+    with torch._dynamo.config.patch(recompile_limit=2, fail_on_recompile_limit_hit=True), captured_logs():
+        with pytest.raises(FailOnRecompileLimitHit):
+            for name in ("add", "add_", "add__"):
+                compiled(torch.ones(3), name)
+    torch.compiler.reset()
