@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 14 · Autograd as a calculus engine: exercises
@@ -141,7 +141,7 @@ check("14.4", penalised_f2)
 # ### 14.5 · One Hessian per point
 #
 # Write `hessians_f3(points)` that returns the Hessian of
-# `f3 = sin x + x² − 2 cos y + y² + z²` at every row of `points`: shape `(N, 3, 3)`. Use
+# `f3 = sin x + x² − 2 cos y + y² + z²` at every row of `points`: shape `(N, 3, 3)`.
 # Tip: `torch.func` computes it, with no derivative worked out by hand.
 
 

@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 11 · Graph breaks
@@ -94,7 +94,7 @@ import torch
 from torchcourse import claim
 from torchcourse.compiletools import captured_logs, compile_counter, compile_stats, reset
 from torchcourse.preflight import version_tuple
-from torchcourse.timing import interleaved, measure, time_once
+from torchcourse.timing import interleaved, measure, memory_limits, time_once
 
 torch.manual_seed(0)
 
@@ -118,8 +118,8 @@ def step(x):
 
 
 # %% [markdown]
-# Compile it with the counting backend from module 09 (it records graphs and compiles
-# nothing, so it is instant) and call it. It runs and gives the eager answer, but it
+# Compile it with the counting backend from module 09 (it records graphs and generates no
+# code, so a call costs only Dynamo's tracing) and call it. It runs and gives the eager answer, but it
 # produced **two** graphs: everything up to `m > 0`, then the rest.
 
 # %%
@@ -168,7 +168,8 @@ if version_tuple(torch.__version__) >= (2, 13, 0):
 # ## `torch._dynamo.explain`: the report
 #
 # `torch._dynamo.explain(fn)(*args)` traces `fn` on those arguments (no code generation) and
-# returns a report. The fields you use most:
+# returns a report. It calls `torch._dynamo.reset()` before and after tracing, so every function
+# you compiled earlier in the session is compiled again on its next call. The fields you use most:
 #
 # | field | what |
 # |---|---|
@@ -362,7 +363,9 @@ claim(e.graph_count == 1, "step_where compiles into one graph")
 # When a branch is expensive, or the two branches do very different work, computing both is
 # wasteful. `torch.cond(pred, true_fn, false_fn, operands)` puts *both* branches into the
 # graph as subgraphs and decides at run time. The branches take the operands as arguments
-# and must return tensors of the same shape and dtype.
+# and must return the same structure, with tensors of the same dtype, device and number of
+# dimensions; their sizes may differ (below). A branch may not return one of its operands, or a
+# view of one, as it is: `torch.cond` refuses the aliasing (return `y.clone()` instead).
 
 
 # %%
@@ -383,8 +386,52 @@ print("calls in the graph:", calls_in(e.graphs[0]))
 
 # %% [markdown]
 # The graph holds a single `cond` call where the `if` used to be (`getitem` takes its result
-# apart), and `torch.cond` also runs eagerly (outside `torch.compile`), so one version of the
-# code serves both.
+# apart).
+#
+# The two branches may return different sizes. Then the result's size is known only at run
+# time: Dynamo gives it a symbol with the range of the two sizes (here between 3 and 8), and one
+# graph serves both outcomes:
+
+
+# %%
+def head_or_all(x):
+    return torch.cond(x.sum() > 0, lambda x: x * 2, lambda x: x[:3] * 2, (x,))
+
+
+counter = compile_counter()
+head_or_all_c = torch.compile(head_or_all, fullgraph=True, backend=counter)
+print("x.sum() > 0:", tuple(head_or_all_c(x).shape), "| x.sum() < 0:", tuple(head_or_all_c(-x).shape))
+print("graphs:", counter.frame_count)
+claim(
+    head_or_all_c(x).shape != head_or_all_c(-x).shape and counter.frame_count == 1,
+    "one graph returns either size",
+)
+
+# %% [markdown]
+# (`x[:3]` alone would be refused: it is a view of the operand. `x[:3] * 2` is a new tensor.)
+#
+# `torch.cond` also works outside `torch.compile`, but it is not a plain `if` there: it traces
+# both branches with Dynamo on its first call (the same rules apply, the same errors come, see
+# *Common mistakes*) and then runs the traced code, through Dynamo's guards, on every call. Time
+# `step_cond` called eagerly against `step` with its `if`, taking turns on one thread:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+with_if, with_cond = interleaved([lambda: step(x_pos), lambda: step_cond(x_pos)], number=20, threads=1)
+print(f"eager, 1000 elements: step (an if) {with_if * 1e6:.0f} µs, step_cond (torch.cond) {with_cond * 1e6:.0f} µs")
+
+# %%
+# A guarded call through Dynamo costs far more than the few µs of six small eager kernels (over
+# 10x on the AMD EPYC that made these outputs): 2x holds on any CPU, at one thread, taking turns.
+claim(
+    with_cond > 2 * with_if,
+    "outside torch.compile, torch.cond costs more per call than a plain if",
+    f"if {with_if * 1e6:.0f} µs, torch.cond {with_cond * 1e6:.0f} µs",
+)
+
+# %% [markdown]
+# So `torch.cond` is made for code you compile: one version of the code then serves both
+# branches in one graph.
 #
 # ## `.item()` and `capture_scalar_outputs`
 #
@@ -408,13 +455,15 @@ out = torch.compile(item, fullgraph=True, backend="eager")(x)
 print("item() under fullgraph=True works, same as eager:", torch.allclose(out, item(x)))
 
 # %% [markdown]
-# A captured number can flow into tensor arithmetic, but a Python `if` on it is the
-# data-dependent branch again, and now it is a hard error (see *Common mistakes*). The
-# branch-free rewrites above are the cure there too.
+# A captured number can flow into tensor arithmetic, but a Python `if` on it is a
+# data-dependent branch again: a graph break with the setting alone, and under `fullgraph=True`
+# an error (see *Common mistakes*). The branch-free rewrites above are the cure there too.
 #
 # `print` has a similar switch: functions listed in
 # `torch._dynamo.config.reorderable_logging_functions` are moved after the graph instead of
-# breaking it (the printed values are then those at the end of the function):
+# breaking it. Dynamo keeps the arguments as they were at the call, but a tensor that the
+# function changes in place after the `print` shows its changed value, because the call now
+# runs after the graph:
 
 # %%
 with torch._dynamo.config.patch(reorderable_logging_functions={print}):
@@ -470,16 +519,20 @@ except RuntimeError as err:
 # Now compile for real (inductor) and time three versions of the same computation: eager,
 # compiled with the break, compiled branch-free. `dynamic=True` compiles kernels that take the
 # size as a parameter instead of one kernel per size. Not quite one for *every* size: on a CPU,
-# inductor's code for a reduction such as `mean` adds a guard on the size (up to 4096 elements
-# or more), so each version compiles once more when the sweep first passes 4096 elements, and
-# then never again. The comparison runs on one thread:
-# timings on a busy machine are steadier that way, and one thread keeps the comparison
-# between the three versions fair.
+# inductor adds up more than 4096 float32 numbers in chunks of 4096 (a cascade sum, for
+# accuracy), and `mean` is such a sum, so the code it generates guards on `n <= 4096`: each
+# version compiles once more when the sweep first passes 4096 elements, and then never again.
+# The comparison runs on one thread: timings on a busy machine are steadier that way, and one
+# thread keeps the comparison between the three versions fair. Set the thread count *before*
+# compiling: inductor writes the count in force at compile time into its C++ kernels
+# (`#pragma omp parallel num_threads(...)`), and a later `torch.set_num_threads` does not change it.
 #
-# First, what compiling costs. The notebook started with an empty inductor cache, so the first
-# compile is **cold**: it generates C++ and runs the C++ compiler (and, first in the process,
-# loads inductor itself). `reset()` then forgets the compiled functions but leaves the cache on
-# disk, and compiling the same code again is **warm**: the kernels come from the cache.
+# First, what compiling costs. The first `torch.compile` call in a process loads inductor and
+# starts its C++ toolchain, whatever it compiles: a one-line function pays that below. The
+# notebook started with an empty inductor cache, so the compiles after it are **cold**: they
+# generate C++ and run the C++ compiler, once per graph (two graphs with the break, one
+# branch-free). `reset()` then forgets the compiled functions but leaves the cache on disk, and
+# compiling the same code again is **warm**: the compiled graphs come from the cache.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -487,6 +540,8 @@ reset()
 threads = torch.get_num_threads()
 torch.set_num_threads(1)  # before compiling: inductor's C++ kernels use the count set at compile time
 x_small = torch.rand(100)
+_, first_ever = time_once(lambda: torch.compile(lambda t: t + 1)(x_small))
+print(f"first compile in this process (t + 1, one small kernel): {first_ever:.2f} s")
 first_call = {}
 for cache in ("cold", "warm"):
     reset()  # forget compiled code; the inductor cache directory stays
@@ -501,6 +556,7 @@ for cache in ("cold", "warm"):
     )
 
 # %%
+# A warm compile skips the C++ compiler, the largest part of a cold one: 2x holds on any CPU.
 claim(
     first_call["warm", "break"] < first_call["cold", "break"] / 2,
     "with a warm inductor cache, compiling step again takes less than half the cold time",
@@ -542,12 +598,18 @@ def interleaved_min(fns, x, number):
 
 torch.set_num_threads(1)
 eager, broken, fused = interleaved_min(list(variants.values()), inputs[sizes[0]], number=200)
+# The break runs the branch-free version's work plus a second guarded graph call and a Python
+# resume, and two graph calls cost more than six tiny eager kernels: 1.7x to 2.5x measured on
+# Intel and AMD CPUs, at one thread, so 1.2x holds on any CPU.
 claim(
     broken > 1.2 * max(fused, eager),
     "at 100 elements the version with the break is the slowest of the three",
     f"eager {eager * 1e6:.1f} µs, break {broken * 1e6:.1f} µs, branch-free {fused * 1e6:.1f} µs",
 )
 eager, broken, fused = interleaved_min(list(variants.values()), inputs[sizes[-1]], number=1)
+at_large = {"eager": eager, "compiled, graph break": broken, "compiled, branch-free": fused}
+# Each version moves more bytes and creates more new tensors than the one before it (counted
+# below): the order holds on any CPU, however far apart your memory makes them.
 claim(
     fused < broken < eager,
     "at 10 million elements branch-free is the fastest and eager the slowest",
@@ -573,16 +635,74 @@ plt.show()
 #   calls, two sets of guards and a return to Python in between, so it is the slowest there;
 #   the branch-free version pays for one, and ends up close to eager: at this size compiling
 #   does not pay anyway (module 09's break-even), whichever of the two wins on your run.
-# * **Large tensors** (right): the break also cuts the fusion in two: `y` is written to
-#   memory by the first graph and read back by the second, where the branch-free version keeps
-#   it in registers. Eager, which writes a temporary for every operation, is behind both, and
-#   the branch-free version is the fastest of the three.
+# * **Large tensors** (right): the time goes into the bytes each version moves and the new
+#   tensors it creates. Eager runs six kernels over the `n` elements (`*`, `+`, `mean`, `-`,
+#   `relu`, `*`; `m > 0` is a seventh on one number): it reads 24 and writes 20 bytes per
+#   element and returns five new tensors of `n` elements. The break cuts
+#   the fusion in two: the first graph writes `y` and the second reads it back, 8 bytes read and
+#   8 written per element, two new tensors. Branch-free is one kernel that passes over `x`
+#   twice, first for the mean, then computing `y` again from `x` (it never stores `y`): 8 bytes
+#   read, 4 written, one new tensor. (Read the kernels yourself with `TORCH_LOGS=output_code`,
+#   module 09.)
+#
+# A new tensor is not free when it is large. Time `x * 1.5` into a new tensor and into an
+# existing one (`out=`), at four sizes, taking turns on one thread:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+new_tensor_cost = {}
+for n in (1_000_000, 4_000_000, 8_000_000, 10_000_000):
+    xn, existing = torch.rand(n), torch.empty(n)
+    fresh, reused = interleaved([lambda: xn * 1.5, lambda: torch.mul(xn, 1.5, out=existing)], threads=1)
+    new_tensor_cost[n] = max(fresh - reused, 0.0)
+    print(
+        f"n = {n:>10,} ({4 * n / 2**20:4.1f} MiB): new tensor {fresh * 1e3:6.2f} ms, "
+        f"existing {reused * 1e3:5.2f} ms, {fresh / reused:4.1f}x"
+    )
+
+# %% [markdown]
+# On Linux, torch gets memory from glibc's `malloc`. A block above its *mmap threshold* (which
+# grows with use, up to 32 MiB) comes fresh from the operating system on every call and goes
+# back on free, and every 4 KiB page of it is zeroed by the operating system when first touched
+# (a page fault). Smaller blocks are usually reused from memory freed by the previous call;
+# glibc also hands a large free stretch at the top of its heap back to the system, so just
+# below 32 MiB it depends on what else the heap holds. At 38 MiB every call pays; how much
+# depends on your system (a virtual machine pays more per page fault). At 10 million float32,
+# each of the five, two or one new tensors is 38 MiB, so each pays on every call.
+#
+# Put the two together: the bytes each version moves, at the memory limit that matches its
+# traffic (measured now on one thread, `torchcourse.timing.memory_limits`), plus the cost of
+# its new tensors from the sweep above, against the time measured with the three taking turns:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+n = sizes[-1]
+torch.set_num_threads(1)
+limits = memory_limits()  # read, write and copy GB/s of 256 MiB buffers, on this one thread
+torch.set_num_threads(threads)
+# bytes read and written per element, and new n-element tensors per call, from the code each runs
+traffic = {"eager": (24, 20, 5), "compiled, graph break": (8, 8, 2), "compiled, branch-free": (8, 4, 1)}
+for name, (read, written, new) in traffic.items():
+    kind, gbps = limits.for_traffic(read * n, written * n)
+    moving = (read + written) * n / (gbps * 1e9)
+    print(
+        f"{name:>22}: {read * n / 1e6:3.0f} MB read + {written * n / 1e6:3.0f} MB written at the {kind} limit "
+        f"({gbps:.0f} GB/s) {moving * 1e3:5.1f} ms + {new} new tensor(s) {new * new_tensor_cost[n] * 1e3:5.1f} ms "
+        f"= {(moving + new * new_tensor_cost[n]) * 1e3:5.1f} ms; measured {at_large[name] * 1e3:5.1f} ms"
+    )
+
+# %% [markdown]
+# Compare each sum with its measured time: what the sum leaves out is arithmetic and per-call
+# overhead. The order of the three does not depend on your machine: each version moves more
+# bytes *and* creates more new tensors than the one before it. How far apart they are does:
+# your memory bandwidth sets the first part, your system's page faults the second.
 #
 # ## Common mistakes
 #
-# **A Python `if` on a captured scalar.** With `capture_scalar_outputs` (or `fullgraph=True`),
-# `.item()` stays in the graph as a symbol, and an `if` on it asks for a value that does not
-# exist at trace time. The error says so ("Could not guard on data-dependent expression"):
+# **A Python `if` on a captured scalar.** Under `fullgraph=True`, `.item()` stays in the graph
+# as a symbol, and an `if` on it asks for a value that does not exist at trace time. The error
+# says so ("Could not guard on data-dependent expression"). (With `capture_scalar_outputs=True`
+# and no `fullgraph`, the same `if` is a graph break instead.)
 
 
 # %% tags=["version-specific", "raises-exception"]
@@ -598,8 +718,10 @@ torch.compile(standardise_item, fullgraph=True, backend="eager")(x)
 # %% [markdown]
 # Fix: keep it a tensor, `s = torch.where(s < 1e-3, torch.ones_like(s), s)` (exercise 11.5).
 #
-# **`torch.cond` branches that disagree.** Both branches must return the same structure,
-# shapes and dtypes. Here one returns float32 and the other int64:
+# **`torch.cond` branches that disagree.** Both branches must return the same structure, and
+# tensors of the same dtype, device and number of dimensions (only sizes may differ). Here one
+# returns float32 and the other int64; called outside `torch.compile`, it fails the same way,
+# in Dynamo's tracing:
 
 # %% tags=["version-specific", "raises-exception"]
 torch.cond(x.sum() > 0, lambda x: x * 2, lambda x: x.long(), (x,))
@@ -619,16 +741,18 @@ if x > 0.5:
 # ## Key points
 #
 # * A graph break splits a compiled function into graphs with Python between them. Results
-#   stay right; you pay per call (extra graph calls, guards) and per element (lost fusion).
+#   stay right; you pay per call (extra graph calls, guards) and per element (lost fusion:
+#   more bytes moved, more new tensors, and a large new tensor costs page faults).
 # * Usual causes: an `if` on tensor values, `print`, clocks, `.item()`. Each break message
 #   carries a code (`gb0170`, ...) and a link to a page about that kind of break.
 # * `torch._dynamo.explain(fn)(x)` reports `graph_count`, `graph_break_count` (= graphs − 1)
 #   and `break_reasons`; a reason can be recorded even when the count says 0. `ops_per_graph`
-#   lists function calls only (no `y.mean()`); `graphs` has every node.
+#   lists function calls only (no `y.mean()`); `graphs` has every node. `explain` resets Dynamo.
 # * `fullgraph=True` turns the first break into an error with hints; in torch 2.13 it also
 #   captures `.item()` scalars.
 # * Remove branches with `torch.where` (both sides computed) or `torch.cond` (both branches in
-#   the graph, one runs); keep numbers as 0-d tensors instead of `.item()`.
+#   the graph, one runs; their results may differ in size, not in dtype); keep numbers as 0-d
+#   tensors instead of `.item()`.
 # * `torch.compiler.disable` keeps a function out of the graph on purpose, at the price of one
 #   break where it is called.
 # * The first compile with an empty inductor cache is cold and slow; the same compile with a

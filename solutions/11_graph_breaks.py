@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 11 · Graph breaks: exercises
@@ -197,7 +197,9 @@ check("11.5", one_graph(safe_standardise))
 #
 # The Huber loss of a tensor `x` with threshold `delta` is the mean over elements of
 # `0.5·v²` where `|v| <= delta` and `delta·(|v| − delta/2)` elsewhere. Written as a loop,
-# with an `if` per element, it breaks the graph at every element (and is slow in eager too):
+# with an `if` per element, it does not compile at all: the `if` breaks the graph inside the
+# `for` loop, so Dynamo gives up on the whole function ("graph break in loop", `gb7000`) and
+# runs it eagerly, one element at a time (`explain` reports 0 graphs):
 #
 # ```python
 # def huber(x, delta):
