@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 12 · Compiling NumPy code: exercises
@@ -92,7 +92,8 @@ check("12.1", bytes_per_point)
 # measured copy bandwidth is `copy_gbps` GB/s (1 GB = 10⁹ bytes). Write
 # `fraction_of_copy(n, x_dtype, out_dtype, seconds, copy_gbps)` returning the achieved
 # bandwidth as a fraction of the copy bandwidth (0.5 means half), counting the minimum bytes
-# (`km.min_bytes` computes them; you may use it).
+# (`km.min_bytes` computes them; you may use it). The copy bandwidth is the matching limit here:
+# the step writes at least one byte for every eight it reads (`Limits.for_traffic` in the lesson).
 
 
 # %%
@@ -176,8 +177,9 @@ print("nearest by distance:", torch.cdist(pts, centres).argmin(dim=1).tolist())
 #
 # Write `assign_into(out, X, means)` that writes the index of the nearest mean of each point
 # into the preallocated int8 tensor `out` (shape `(n,)`), **in place**, and returns `out`, as
-# PyTorch's `out=` arguments do. Reusing one buffer avoids allocating and faulting in fresh
-# memory on every call, and int8 writes 1 byte a label instead of 8.
+# PyTorch's `out=` arguments do. Reusing one buffer saves an allocation on every call (and, for
+# an output above the allocator's mmap threshold, 32 MiB at most with glibc, a page fault per
+# 4 KiB page on every call), and int8 writes 1 byte a label instead of 8.
 
 
 # %%
@@ -232,7 +234,9 @@ except NotImplementedError:
 # `np_fn` computes on the same data. Compile with `torch.compile(..., backend=backend)`
 # (in your own code `backend="inductor"`, the default; the check passes a backend that counts
 # the graphs it is given), and let one call compile exactly **one graph**: no graph break.
-# On a GPU, such a function keeps the data on the device.
+# On a GPU, such a function keeps the data on the device: the NumPy code runs inside the
+# compiled function, on the tensors' device. The check also calls it on tensors on the `meta`
+# device, which, like a GPU's, have no copy in CPU memory.
 
 
 # %%

@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 10 · Recompilation and dynamic shapes: exercises
@@ -126,7 +126,7 @@ check("10.2", count_compiles)
 # For `f(x) = torch.sin(x) + 1` called once on `torch.ones(n)` for each `n` in `sizes`,
 # write `compiles_by_setting(sizes)` that returns the tuple of compile counts
 # `(with dynamic=False, with dynamic=None, with dynamic=True)`. Measure, do not guess:
-# sizes 0 and 1 hold surprises.
+# sizes 0 and 1 hold surprises (the check counts the graphs your function compiles).
 
 
 # %%

@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 15 · Distributed tensors: exercises
@@ -179,7 +179,7 @@ check("15.5", assemble)
 # steps, each rank sends one chunk to its neighbour and adds the chunk it receives
 # (a reduce-scatter); then, in `p - 1` more steps, the summed chunks travel round the ring
 # (an all-gather). Write `ring_all_reduce_bytes(numel, element_size, world_size)` that
-# returns how many bytes **each rank sends** in total, as a float (0 for one rank).
+# returns how many bytes **each rank sends** in total, as a float (0.0 for one rank).
 
 
 # %%
@@ -203,7 +203,8 @@ check("15.6", ring_all_reduce_bytes)
 # `w_shards[r]` is rank `r`'s block of rows of a matrix `W` (`Shard(0)`, possibly empty) and
 # every rank holds all of `x` (`Replicate()`). Write `row_sharded_matmul(w_shards, x)` that
 # computes each rank's local product and returns the full `W @ x` assembled from them.
-# (Tip: work from the local shards, as the ranks would; building `W` first is what sharding avoids.)
+# Work from the local shards, as the ranks would, and never join them into `W`: building `W`
+# first is what sharding avoids (the check watches for it).
 
 
 # %%

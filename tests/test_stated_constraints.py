@@ -73,6 +73,36 @@ def gather_then_multiply(w_shards, x_shards):
     return torch.cat(w_shards, 1) @ torch.cat(x_shards)
 
 
+def compiles_by_setting_worked_out(sizes):
+    seen, default, dynamic_graph = set(), 0, False
+    for n in sizes:
+        if n not in seen:
+            if n in (0, 1) or not seen:
+                default += 1
+            elif not dynamic_graph:
+                default, dynamic_graph = default + 1, True
+            seen.add(n)
+    return len(seen), default, len(seen & {0, 1}) + any(n > 1 for n in seen)
+
+
+def compiles_past_limit_worked_out(n_names, limit):
+    return min(n_names, limit)
+
+
+def compiles_past_limit_set_back_to_8(n_names, limit):
+    result = REGISTRY.get("10.5").reference(n_names, limit)
+    torch._dynamo.config.recompile_limit = 8
+    return result
+
+
+def labels_by_set_(out, X, means):
+    return out.set_(((X[None] - means[:, None]) ** 2).sum(-1).argmin(0).to(torch.int8))
+
+
+def row_matmul_building_w(w_shards, x):
+    return torch.vstack(w_shards) @ x
+
+
 def newton_finite_difference(g, x0, steps):
     x = x0.detach().clone()
     for _ in range(steps):
@@ -94,7 +124,12 @@ CASES = [
     ("06.9", sqrt_by_svd, "eigh"),
     ("07.1", zeros_then_moved, "directly on the device"),
     ("14.3", newton_finite_difference, "autograd"),
+    ("10.3", compiles_by_setting_worked_out, "compiled 0 while it ran"),
+    ("10.5", compiles_past_limit_worked_out, "compiled 0 while it ran"),
+    ("10.5", compiles_past_limit_set_back_to_8, "leave it as you found it"),
+    ("12.6", labels_by_set_, "new memory"),
     ("15.1", rows_by_chunk, "not torch.chunk"),
+    ("15.7", row_matmul_building_w, "never join shards"),
     ("15.8", gather_then_multiply, "local products"),
 ]
 

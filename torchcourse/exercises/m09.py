@@ -10,6 +10,7 @@ import torch
 from ..checks import Exercise
 from ..compare import describe
 from ..rules import Calls, MemoryLimit, NoLoop
+from ._counts import byte_counts_message
 from ._inputs import generator, randn
 from ._solutions import solution
 
@@ -48,10 +49,26 @@ _ALSO_FINE = {GOALS[3]: {"coordinate_descent_tuning", "max_autotune", "max_autot
 _DEFAULTS = {"dynamic": None, "fullgraph": False, "backend": "inductor", "disable": False}
 
 
+def _backend_name(backend):
+    """A backend passed as the function torch registers under a name (``torch._dynamo.lookup_backend("eager")``,
+    ``torch._dynamo.backends.debugging.eager``) is that named backend: the same choice as the string."""
+    if isinstance(backend, str) or not callable(backend):
+        return backend
+    for name in torch._dynamo.list_backends(exclude_tags=()):
+        try:
+            if torch._dynamo.lookup_backend(name) is backend:
+                return name
+        except Exception:  # noqa: BLE001, S112 - a backend whose module cannot load is not this one
+            continue
+    return backend
+
+
 def _effective_settings(kwargs):
     """torch.compile keyword arguments as the settings they amount to (defaults dropped)."""
     settings = {}
     for key, value in kwargs.items():
+        if key == "backend":
+            value = _backend_name(value)
         if key == "mode":
             if value not in (None, "default"):
                 settings.update(torch._inductor.list_mode_options(value))
@@ -115,8 +132,20 @@ def _wrong_kwargs_full_autotune(goal):
 traffic = solution("09", "traffic")
 
 
+def _traffic_bytes(args, got):
+    """09.2 asks for "the bytes": whole numbers, as ints or as floats with that value."""
+    return byte_counts_message(got, traffic(*args))
+
+
 # --- 09.3 ------------------------------------------------------------------------------
 break_even_calls = solution("09", "break_even_calls")
+
+
+def _break_even_strict(t_first, t_eager, t_compiled):
+    """Strictly less than eager: a tie, where the totals are equal, is already 'no more than'."""
+    if t_compiled >= t_eager:
+        return None
+    return max(1, math.floor((t_first - t_compiled) / (t_eager - t_compiled)) + 1)
 
 
 # --- 09.4 ------------------------------------------------------------------------------
@@ -177,6 +206,16 @@ def _uniform_pairs():
     return out
 
 
+def _hit_cases():
+    """The uniform samples, and points on the curve itself: at x = 0, y = 1 = e^0 exactly in every
+    precision, a hit for y <= e^{-x²} (and a miss for y < e^{-x²})."""
+    g = generator(94)
+    x, y = torch.rand(40, generator=g), torch.rand(40, generator=g)
+    x[:6], y[:6] = 0.0, 1.0
+    x[6:8], y[6:8] = torch.tensor([0.5, 1.0]), 1.0  # on the top edge, beyond the curve: misses
+    return [*_uniform_pairs(), (x, y)]
+
+
 # --- 09.6 ------------------------------------------------------------------------------
 pi_chunked = solution("09", "pi_chunked")
 
@@ -186,6 +225,9 @@ def _chunk_cases():
     g = generator(98)
     cases.append((torch.rand(3000, generator=g), torch.rand(3000, generator=g), 128))
     cases.append((torch.rand(5, generator=g), torch.rand(5, generator=g), 1))  # chunks of one sample
+    x, y = torch.rand(21, generator=g), torch.rand(21, generator=g)
+    x[:5], y[:5] = torch.tensor([1.0, 0.0, 1.0, 0.0, 1.0]), torch.tensor([0.0, 1.0, 0.0, 1.0, 1.0])
+    cases.append((x, y, 4))  # on the circle, x² + y² = 1 exactly: inside for <= 1 (the last one is outside)
     return cases
 
 
@@ -215,6 +257,14 @@ def _pi_chunked_drop_tail(x, y, chunk):
         xs, ys = x[start : start + chunk], y[start : start + chunk]
         inside += int((xs * xs + ys * ys <= 1.0).sum())
     return torch.tensor(4.0 * inside / n, dtype=torch.float32)
+
+
+def _pi_chunked_strict(x, y, chunk):
+    inside = 0
+    for start in range(0, x.numel(), chunk):
+        xs, ys = x[start : start + chunk], y[start : start + chunk]
+        inside += int((xs * xs + ys * ys < 1.0).sum())  # a point on the circle is inside too
+    return torch.tensor(4.0 * inside / x.numel(), dtype=torch.float32)
 
 
 def _pi_chunked_mean_of_means(x, y, chunk):
@@ -429,6 +479,7 @@ EXERCISES = [
         "Bytes moved, eager and fused",
         traffic,
         cases=lambda: [(1000, 4), (10_000_000, 4), (123, 8), (64, 2)],
+        property=_traffic_bytes,
         hints=[
             "In eager mode each operation reads its inputs from memory and writes its result to memory.",
             "Eager: a*b reads 2n and writes n elements; + c reads 2n and writes n; sum reads n. "
@@ -451,6 +502,7 @@ EXERCISES = [
             (0.5, 1.0, 0.1),
             (5.0, 0.01, 0.02),
             (3.0, 0.05, 0.05),
+            (1.0, 0.5, 0.25),  # a tie: after 3 calls both took 1.5 s, "no more than" holds at 3
         ],
         hints=[
             "After k calls eager has spent k·t_eager; compiled has spent t_first + (k-1)·t_compiled "
@@ -468,6 +520,7 @@ EXERCISES = [
             lambda t_first, t_eager, t_compiled: (
                 math.ceil((t_first - t_compiled) / (t_eager - t_compiled)) if t_compiled != t_eager else None
             ),
+            _break_even_strict,
         ],
     ),
     Exercise(
@@ -487,7 +540,7 @@ EXERCISES = [
         "09.5",
         "Hit or miss: an integral as one fused expression",
         hit_or_miss,
-        cases=_uniform_pairs,
+        cases=_hit_cases,
         extra=_scalar_float32,
         rules=[
             NoLoop(),
@@ -501,6 +554,7 @@ EXERCISES = [
             lambda x, y: (y <= torch.exp(-x * x)).sum(),
             lambda x, y: (y >= torch.exp(-x * x)).float().mean(),
             lambda x, y: (y <= torch.exp(-x) ** 2).float().mean(),
+            lambda x, y: (y < torch.exp(-x * x)).float().mean(),  # a point on the curve is under it
         ],
     ),
     Exercise(
@@ -516,7 +570,7 @@ EXERCISES = [
             "Add up the *counts* of points inside (exact integers) and divide once by n at the end: "
             "averaging per-chunk means weights a short last chunk wrongly.",
         ],
-        wrong=[_pi_chunked_drop_tail, _pi_chunked_mean_of_means, _pi_unchunked],
+        wrong=[_pi_chunked_drop_tail, _pi_chunked_mean_of_means, _pi_unchunked, _pi_chunked_strict],
     ),
     Exercise(
         "09.7",

@@ -14,6 +14,7 @@ import types
 import torch
 
 from ..checks import Exercise
+from ..rules import Case, Rule
 from ._solutions import solution
 
 _LIMIT_AT_IMPORT = torch._dynamo.config.recompile_limit
@@ -28,6 +29,62 @@ def _counter():
     from torch._dynamo.testing import CompileCounter
 
     return CompileCounter()
+
+
+def _graphs_compiled() -> int:
+    """Graphs dynamo has compiled in this process, with any backend (torch.compiler.reset() keeps the count)."""
+    from torch._dynamo.utils import counters
+
+    return counters["stats"]["unique_graphs"]
+
+
+class Measures(Rule):
+    """ "Measure, do not guess", judged by behaviour: the answer runs again from a fresh dynamo state
+    (``torch.compiler.reset()``) while the graphs dynamo compiles are counted, with any backend.
+    An answer that measures compiles at least the graphs it reports; one that works the counts
+    out from the rules compiles none. ``start_limit``: the recompile limit is set to this value
+    (not the default) before the run, and must be that value after it ("leave the setting as you
+    found it")."""
+
+    name = "measured"
+
+    def __init__(self, reported, start_limit: int | None = None) -> None:
+        self.reported = reported  # (the answer's result) -> the graphs its measurement compiled
+        self.start_limit = start_limit
+
+    def judge(self, case: Case) -> str | None:
+        try:
+            claimed = int(self.reported(case.got))
+        except Exception:  # noqa: BLE001 - the comparison already judged the result
+            return None
+        found = torch._dynamo.config.recompile_limit
+        args = case.fresh()
+        torch.compiler.reset()
+        if self.start_limit is not None:
+            torch._dynamo.config.recompile_limit = self.start_limit
+        before = _graphs_compiled()
+        try:
+            case.fn(*args)
+        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
+            return None
+        finally:
+            compiled = _graphs_compiled() - before
+            after = torch._dynamo.config.recompile_limit
+            torch._dynamo.config.recompile_limit = found
+            torch.compiler.reset()
+        if self.start_limit is not None and after != self.start_limit:
+            return (
+                f"torch._dynamo.config.recompile_limit was {self.start_limit} before your function ran and "
+                f"{after} after it; leave it as you found it: change it only inside "
+                "`with torch._dynamo.config.patch(...)`, not by setting a value back"
+            )
+        if 0 <= compiled < claimed:
+            return (
+                f"your function reports {claimed} compiled graph{'s' if claimed != 1 else ''}, but compiled "
+                f"{compiled} while it ran; measure: compile the function, call it, and count the graphs "
+                "(do not work the counts out from the rules)"
+            )
+        return None
 
 
 # --- 10.1 ------------------------------------------------------------------------------
@@ -117,6 +174,21 @@ def _compiles_by_setting_guess(sizes):
     return distinct, min(distinct, 2), 1
 
 
+def _compiles_by_setting_simulated(sizes):
+    """The rules simulated, nothing compiled: right values, but not measured."""
+    seen, default, dynamic_graph = set(), 0, False
+    for n in sizes:
+        if n in seen:
+            continue
+        if n in (0, 1) or not seen:  # sizes 0 and 1 always get a graph of their own; so does the first size
+            default += 1
+        elif not dynamic_graph:  # a second size: one dynamic graph from then on
+            default, dynamic_graph = default + 1, True
+        seen.add(n)
+    dynamic = len(seen & {0, 1}) + any(n > 1 for n in seen)
+    return len(seen), default, dynamic
+
+
 def _compiles_by_setting_no_reset(sizes):
     def f(x):
         return torch.sin(x) + 1
@@ -189,6 +261,13 @@ def _batch_cases():
 compiles_past_limit = solution("10", "compiles_past_limit")
 
 
+def _past_limit_restored_to_default(n_names, limit):
+    """Measures, then sets the limit back to a value it assumes, not to the one it found."""
+    result = compiles_past_limit(n_names, limit)
+    torch._dynamo.config.recompile_limit = _LIMIT_AT_IMPORT
+    return result
+
+
 def _limit_restored(args, got):
     now = torch._dynamo.config.recompile_limit
     if now != _LIMIT_AT_IMPORT:
@@ -252,13 +331,14 @@ EXERCISES = [
         "static, default, dynamic: count them",
         compiles_by_setting,
         cases=lambda: [([100, 200, 300],), ([2, 1, 3],)],
+        rules=[Measures(reported=sum)],
         hints=[
             "For each setting: a fresh CompileCounter, torch.compile(f, backend=counter, dynamic=...), one call "
             "per size, then counter.frame_count.",
             "Dynamo remembers the sizes a function has seen, even across torch.compile wrappers: call "
             "torch.compiler.reset() before each setting. Sizes 0 and 1 are always specialised.",
         ],
-        wrong=[_compiles_by_setting_guess, _compiles_by_setting_no_reset],
+        wrong=[_compiles_by_setting_guess, _compiles_by_setting_no_reset, _compiles_by_setting_simulated],
     ),
     Exercise(
         "10.4",
@@ -280,13 +360,19 @@ EXERCISES = [
         compiles_past_limit,
         cases=lambda: [(5, 3), (2, 4), (3, 1)],
         extra=_limit_restored,
+        rules=[Measures(reported=lambda got: got, start_limit=_LIMIT_AT_IMPORT + 5)],
         hints=[
             "Write a function that branches on a string argument, compile it with a CompileCounter, and call it "
             "with n_names different strings; count graphs with counter.frame_count.",
             "Set the limit only for the block: `with torch._dynamo.config.patch(recompile_limit=limit):`. "
             "Call torch.compiler.reset() first, so graphs from an earlier call do not count.",
         ],
-        wrong=[lambda n_names, limit: n_names, lambda n_names, limit: limit],
+        wrong=[
+            lambda n_names, limit: n_names,
+            lambda n_names, limit: limit,
+            lambda n_names, limit: min(n_names, limit),  # right values, not measured
+            _past_limit_restored_to_default,
+        ],
     ),
     Exercise(
         "10.6",

@@ -124,6 +124,7 @@ def _cond_cases():
         (-randn(3, 3, seed=9).abs(),),
         (randn(40, seed=10, dtype=torch.float64) + 0.5,),
         (randn(40, seed=11) - 0.5,),
+        (torch.tensor([[1.5, -0.5], [-2.0, 1.0]]),),  # the sum is exactly 0: `> 0` is false, the shift
     ]
 
 
@@ -238,6 +239,7 @@ EXERCISES = [
             one_graph(_share_or_shift_if),
             lambda x: torch.cond(x.sum() > 0, lambda x: x - x.min(), lambda x: x / x.sum(), (x,)),
             lambda x: torch.cond(x.sum() > 0, lambda x: x / x.sum(), lambda x: x - x.max(), (x,)),
+            lambda x: torch.cond(x.sum() >= 0, lambda t: t / t.sum(), lambda t: t - t.min(), (x,)),
             one_graph(lambda x: torch.where(x.sum() > 0, x / x.sum(), x - x.min())),  # one graph, but no cond
         ],
     ),

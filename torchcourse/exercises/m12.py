@@ -14,7 +14,9 @@ import torch
 
 from ..checks import Exercise
 from ..compare import compare, describe
+from ..rules import Case, Rule
 from ..workloads import kmeans as km
+from ._counts import byte_count_message
 from ._inputs import generator, randn
 from ._solutions import solution
 
@@ -35,6 +37,11 @@ def _nearest(X, means):
 
 
 bytes_per_point = solution("12", "bytes_per_point")
+
+
+def _bpp_bytes(args, got):
+    """12.1 asks for "that number of bytes": a whole number, as an int or as a float with that value."""
+    return byte_count_message(got, bytes_per_point(*args))
 
 
 def _bpp_cases():
@@ -152,6 +159,41 @@ def _returns_out(args: tuple, got) -> str | None:
     return None
 
 
+class KeepsBuffer(Rule):
+    """12.6 "writes into the preallocated tensor out, in place, reusing one buffer": the labels land
+    in out's own memory. Judged on a fresh run: out keeps its storage (an ``out.set_(...)`` or
+    ``out.data = ...`` swaps in new memory and leaves the buffer as it was), and a view of out
+    taken before the call sees the labels."""
+
+    name = "into the buffer"
+
+    def judge(self, case: Case) -> str | None:
+        out, X, means = case.fresh()
+        pointer, before = out.untyped_storage().data_ptr(), out[:]
+        try:
+            case.fn(out, X, means)
+        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
+            return None
+        if out.untyped_storage().data_ptr() != pointer:
+            return (
+                "out now points at new memory (its storage was swapped, e.g. by set_ or .data =), so the "
+                "buffer the caller allocated was never written; write into it: out.copy_(labels) or out[:] = labels"
+            )
+        msg = compare(before, _nearest(X, means).to(torch.int8))
+        if msg:
+            return f"a view of out taken before the call does not see the labels ({msg}); write into out's own memory"
+        return None
+
+
+def _into_set(out, X, means):
+    return out.set_(_nearest(X, means).to(torch.int8))
+
+
+def _into_data(out, X, means):
+    out.data = _nearest(X, means).to(torch.int8)
+    return out
+
+
 def _into_cases():
     cases = []
     for n, k, seed in ((40, 2, 10), (25, 3, 11), (8, 5, 12)):
@@ -251,13 +293,23 @@ _TENSOR_INPUTS = {
 on_tensors = solution("12", "on_tensors")
 
 
+def _on_tensors_outside(np_fn, backend):
+    """NumPy arrays cross the boundary: np_fn compiled, the conversions in eager Python around it."""
+    compiled = torch.compile(np_fn, backend=backend)
+    return lambda *ts: torch.from_numpy(np.asarray(compiled(*(t.numpy() for t in ts))))
+
+
 def _on_tensors_cases():
     return [(km.assign_numpy, CountingBackend()), (_centre, CountingBackend())]
 
 
 def _on_tensors_property(args, got):
     """12.8: the returned function takes tensors and returns a tensor equal to the NumPy result,
-    and calling it compiles exactly one graph with the backend it was given."""
+    and calling it compiles exactly one graph with the backend it was given. It also runs on
+    tensors on the ``meta`` device, which has no CPU copy of the data, as a GPU tensor has none:
+    a compiled function that takes and returns tensors runs there (the NumPy code is traced as
+    torch operations on the tensors' own device), one that converts to NumPy arrays outside the
+    compiled code (``.numpy()``) cannot."""
     np_fn, backend = args
     if not callable(got) or isinstance(got, type):
         return f"return the compiled function, got {describe(got)}"
@@ -281,6 +333,36 @@ def _on_tensors_property(args, got):
             return "calling your function compiled no graph; compile it with torch.compile(..., backend=backend)"
         if backend.graphs > 1:
             return f"calling your function compiled {backend.graphs} graphs (graph breaks); make it one graph"
+    return _on_device(got, np_fn, backend)
+
+
+def _on_device(got, np_fn, backend):
+    """12.8, with the first inputs on the meta device: a tensor of the NumPy result's shape, on meta,
+    from one graph. (Meta stands for a GPU: the data never comes to the CPU.)"""
+    inputs = _TENSOR_INPUTS[np_fn]()[0]
+    expected = torch.from_numpy(np.asarray(np_fn(*[t.numpy() for t in inputs])))
+    backend.graphs = 0
+    with torch._dynamo.config.patch(recompile_limit=10_000, accumulated_recompile_limit=1_000_000):
+        try:
+            out = got(*[t.to("meta") for t in inputs])
+        except Exception as exc:  # noqa: BLE001
+            text = (str(exc).strip().splitlines() or [""])[0].rstrip(".")
+            return (
+                f"on tensors that are not on the CPU (the meta device, as a GPU's would be) your function raised "
+                f"{type(exc).__name__}: {text}; tensors in, tensors out means the NumPy code runs inside the "
+                "compiled function, on the tensors' device (convert inside it, or use torch.compiler.wrap_numpy)"
+            )
+    if not isinstance(out, torch.Tensor) or out.device.type != "meta":
+        where = f"a tensor on {out.device}" if isinstance(out, torch.Tensor) else describe(out)
+        return (
+            f"given tensors on the meta device (standing for a GPU's), your function returns {where}; "
+            "keep the data on the tensors' device: run the NumPy code inside the compiled function"
+        )
+    msg = compare(out, expected.to("meta"))
+    if msg:
+        return f"on meta tensors: {msg}"
+    if backend.graphs != 1:
+        return f"on meta tensors, calling your function compiled {backend.graphs} graphs; make it one graph"
     return None
 
 
@@ -290,6 +372,7 @@ EXERCISES = [
         "Bytes per point",
         bytes_per_point,
         cases=_bpp_cases,
+        property=_bpp_bytes,
         hints=[
             "Each point is read once (d coordinates) and one label is written.",
             "dtype.itemsize gives the bytes of one element: torch.float64.itemsize == 8.",
@@ -374,6 +457,7 @@ EXERCISES = [
         cases=_into_cases,
         inplace=True,
         extra=_returns_out,
+        rules=[KeepsBuffer()],
         hints=[
             "Compute the labels as in 12.3 (argmin over the means of the squared distances), then write "
             "them into out: out.copy_(labels) converts to out's dtype and returns out.",
@@ -385,6 +469,8 @@ EXERCISES = [
             lambda out, X, means: (out.copy_(_nearest(X, means)), _nearest(X, means).to(torch.int8))[1],
             lambda out, X, means: out.copy_(((X[None] - means[:, None]) ** 2).sum(-1).argmax(0)),
             lambda out, X, means: out.copy_(((X[None] - means[:, None]) ** 2).sum(-1).argmin(1)),
+            _into_set,
+            _into_data,
         ],
     ),
     Exercise(
@@ -426,6 +512,7 @@ EXERCISES = [
             lambda np_fn, backend: torch.compile(
                 torch.compiler.wrap_numpy(lambda *a: (print(end=""), np_fn(*a))[1]), backend=backend
             ),
+            _on_tensors_outside,
         ],
     ),
 ]

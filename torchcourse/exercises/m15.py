@@ -7,12 +7,16 @@ thing with torchrun and shows that the simulated answers are what the ranks comp
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
 import torch
 from torch.distributed.tensor import Replicate, Shard
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from ..checks import Exercise
-from ..compare import shares_memory
+from ..compare import describe, shares_memory
 from ..rules import Calls, Rule, allocations
 from ._inputs import randint, randn
 from ._solutions import solution
@@ -90,7 +94,7 @@ def _assemble_cases():
 
 
 def _ring_cases():
-    return [(1_000_000, 4, 2), (1_000_000, 4, 8), (4096, 2, 4), (123, 8, 3), (10, 4, 1)]
+    return [(1_000_000, 4, 2), (1_000_000, 4, 8), (4096, 2, 4), (123, 8, 3), (10, 4, 1), (10, 1, 3)]
 
 
 def _row_matmul_cases():
@@ -111,18 +115,25 @@ def _col_matmul_cases():
     return cases
 
 
+@dataclass
 class _NoGather(Rule):
-    """15.8: no rank's data meets another's before the partial products are formed. Judged by
+    """15.7 and 15.8: no rank's data meets another's before the local products are formed. Judged by
     behaviour, whatever gathers: no single op takes two shards of W (or of x) as inputs (cat,
     stack, column_stack, a sum of shards ...), and no block as large as W or x whole is allocated
-    (a buffer the shards are copied into), where the stacked partial results are smaller than that."""
+    (a buffer the shards are copied into), where the largest block a right answer needs (``needed``:
+    the stacked partial products in 15.8, the result in 15.7) is smaller than that. The arguments
+    that are lists are the sharded ones; a single tensor (15.7's replicated x) is every rank's own."""
 
+    needed: Callable[[tuple], int]  # (fresh args) -> bytes of the largest block a right answer allocates
+    advice: str = "add up the ranks' local products"
     name = "no gather"
 
     def judge(self, case):
-        ws, xs = case.fresh()
-        shards = {t.untyped_storage().data_ptr(): ("W", i) for i, t in enumerate(ws)}
-        shards.update({t.untyped_storage().data_ptr(): ("x", i) for i, t in enumerate(xs)})
+        args = case.fresh()
+        shards = {}
+        for name, part in zip("Wx", args):
+            if isinstance(part, (list, tuple)):  # empty shards hold nothing to gather
+                shards.update({t.untyped_storage().data_ptr(): (name, i) for i, t in enumerate(part) if t.numel()})
         mixed: list[str] = []
 
         class Watch(TorchDispatchMode):
@@ -135,26 +146,52 @@ class _NoGather(Rule):
 
         try:
             with Watch():
-                case.fn(ws, xs)
+                case.fn(*args)
         except Exception:  # noqa: BLE001 - the comparison reports the answer's own errors
             return None
         if mixed:
-            return f"your function gathers: {mixed[0]}; add up the ranks' local products, never join shards"
+            return f"your function gathers: {mixed[0]}; {self.advice}, never join shards"
         fresh = case.fresh()
-        m, n = fresh[0][0].shape[0], fresh[1][0].shape[1]
-        stacked = len(fresh[0]) * m * n * fresh[0][0].element_size()
-        wholes = [sum(t.nbytes for t in part) for part in fresh]
-        telling = [b for b in wholes if stacked < b]  # stacking the partial products stays below these
+        wholes = [sum(t.nbytes for t in part) for part in fresh if isinstance(part, (list, tuple))]
+        telling = [b for b in wholes if self.needed(fresh) < b]  # a right answer stays below these
         if not telling:
-            return None  # memory cannot tell a gather from a stack of the partial products here
+            return None  # memory cannot tell a gather from what a right answer allocates here
         whole = min(telling)
         largest = max([e for e in allocations(lambda: case.fn(*fresh)) if e > 0], default=0)
         if largest >= whole:
             return (
                 f"your function allocates {largest:,} bytes at once, as much as W or x whole ({whole:,}); "
-                "add up the ranks' local products, never copy the shards into one tensor"
+                f"{self.advice}, never copy the shards into one tensor"
             )
         return None
+
+
+def _stacked_partials(args):
+    """15.8: the ranks' partial products, each the full (m, n), stacked."""
+    ws, xs = args
+    return len(ws) * ws[0].shape[0] * xs[0].shape[1] * ws[0].element_size()
+
+
+def _row_product(args):
+    """15.7: the result W @ x, (rows of all shards, n)."""
+    ws, x = args
+    return sum(w.shape[0] for w in ws) * x.shape[1] * x.element_size()
+
+
+def _int_pair(args, got):
+    """15.1 asks for two Python ints: a tensor is not one (NumPy integers are ints by value)."""
+    if isinstance(got, (tuple, list)):
+        for name, value in zip(("start", "stop"), got):
+            if isinstance(value, torch.Tensor):
+                return f"{name} is a tensor; return two Python ints (int(...) of a tensor gives one)"
+    return None
+
+
+def _a_float(args, got):
+    """15.6 asks for a float: an int (e.g. from //) is not one, even where the value is whole."""
+    if isinstance(got, (bool, np.bool_)) or not isinstance(got, (float, np.floating)):
+        return f"return the bytes as a float (e.g. 2 * (p - 1) / p * ...), got {describe(got)}"
+    return None
 
 
 def _flat_tensors(value):
@@ -163,6 +200,16 @@ def _flat_tensors(value):
     elif isinstance(value, (list, tuple)):
         for v in value:
             yield from _flat_tensors(v)
+
+
+def _row_matmul_fill_w(ws, x):
+    """Builds W first, by slice assignment: no op joins two shards, but W whole is allocated."""
+    w = torch.empty(sum(s.shape[0] for s in ws), x.shape[0], dtype=x.dtype)
+    start = 0
+    for s in ws:
+        w[start : start + s.shape[0]] = s
+        start += s.shape[0]
+    return w @ x
 
 
 def _separate_buffers(args, got):
@@ -190,6 +237,7 @@ EXERCISES = [
         "Which rows does a rank own? (warm-up)",
         rows_owned,
         cases=_rows_cases,
+        extra=_int_pair,
         rules=[
             Calls(
                 forbid=("split",),
@@ -210,6 +258,7 @@ EXERCISES = [
             lambda n, w, r: (r * (n // w), (r + 1) * (n // w)),
             lambda n, w, r: (r * (n // w) + min(r, n % w), (r + 1) * (n // w) + min(r + 1, n % w)),
             lambda n, w, r: (r * -(-n // w), (r + 1) * -(-n // w)),
+            lambda n, w, r: tuple(torch.tensor(v) for v in rows_owned(n, w, r)),  # 0-d tensors, not ints
         ],
     ),
     Exercise(
@@ -280,6 +329,7 @@ EXERCISES = [
         "Bytes each rank sends in a ring all-reduce",
         ring_all_reduce_bytes,
         cases=_ring_cases,
+        extra=_a_float,
         hints=[
             (
                 "A ring all-reduce is a reduce-scatter (p - 1 steps) then an all-gather (p - 1 steps); "
@@ -287,7 +337,13 @@ EXERCISES = [
             ),
             "Total per rank: 2 (p - 1) / p times the tensor's size in bytes (numel * element_size).",
         ],
-        wrong=[lambda n, b, p: (p - 1) / p * n * b, lambda n, b, p: 2.0 * n * b, lambda n, b, p: 2.0 * (p - 1) * n * b],
+        wrong=[
+            lambda n, b, p: (p - 1) / p * n * b,
+            lambda n, b, p: 2.0 * n * b,
+            lambda n, b, p: 2.0 * (p - 1) * n * b,
+            lambda n, b, p: 2 * (p - 1) * n * b // p,  # floor division: not a float, 13 for 13.33
+            lambda n, b, p: int(2 * (p - 1) / p * n * b),
+        ],
     ),
     Exercise(
         "15.7",
@@ -296,6 +352,7 @@ EXERCISES = [
         cases=_row_matmul_cases,
         rtol=1e-4,
         atol=1e-5,
+        rules=[_NoGather(needed=_row_product, advice="join the ranks' local products w_r @ x")],
         hints=[
             "With W split by rows, rank r can compute its rows of W @ x alone: w_shard @ x.",
             "Stack the ranks' row blocks back in rank order with torch.cat along dim 0.",
@@ -304,6 +361,8 @@ EXERCISES = [
             lambda ws, x: ws[0] @ x,
             lambda ws, x: torch.cat([w @ x for w in ws[::-1]]),
             lambda ws, x: torch.cat([w @ x for w in ws], dim=1),
+            lambda ws, x: torch.cat(ws) @ x,  # builds W first
+            _row_matmul_fill_w,
         ],
     ),
     Exercise(
@@ -313,7 +372,7 @@ EXERCISES = [
         cases=_col_matmul_cases,
         rtol=1e-4,
         atol=1e-5,
-        rules=[_NoGather()],
+        rules=[_NoGather(needed=_stacked_partials)],
         hints=[
             "Rank r holds W's columns and x's rows of block r: w_r @ x_r is a full-size *partial* result.",
             "The answer is the sum of the ranks' partial products (what an all-reduce would compute).",
