@@ -336,7 +336,8 @@ EXERCISES = [
             "For each setting: a fresh CompileCounter, torch.compile(f, backend=counter, dynamic=...), one call "
             "per size, then counter.frame_count.",
             "Dynamo remembers the sizes a function has seen, even across torch.compile wrappers: call "
-            "torch.compiler.reset() before each setting. Sizes 0 and 1 are always specialised.",
+            "torch.compiler.reset() before each setting. With dynamic=None or True a size of 0 or 1 still "
+            "gets a graph of its own.",
         ],
         wrong=[_compiles_by_setting_guess, _compiles_by_setting_no_reset, _compiles_by_setting_simulated],
     ),

@@ -233,7 +233,7 @@ EXERCISES = [
         hints=[
             "torch.cond(pred, true_fn, false_fn, operands) calls true_fn(*operands) or false_fn(*operands).",
             "Write the two branches as small functions (or lambdas) of x and pass (x,) as the operands; "
-            "both must return a tensor of the same shape and dtype.",
+            "both must return one tensor of the same dtype and number of dimensions (not an operand itself).",
         ],
         wrong=[
             one_graph(_share_or_shift_if),
