@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 00 · Start here: exercises
@@ -70,7 +70,7 @@ from torchcourse import check, hint
 # ### 00.1 · A column of numbers (warm-up)
 #
 # Write `column_of(n)` that returns the numbers `0, 1, ..., n-1` as a **float32 column**:
-# a tensor of shape `(n, 1)`.
+# a tensor of shape `(n, 1)`, also for `n = 0` (an empty column).
 
 
 # %%
@@ -86,8 +86,9 @@ check("00.1", column_of)
 # ### 00.2 · Dimensions, shape and size
 #
 # Write `shape_info(t)` that returns a tuple `(number of dimensions, shape as a tuple,
-# number of elements)`. For a 2×3 tensor: `(2, (2, 3), 6)`; for a 0-dimensional tensor
-# such as `torch.tensor(7.0)`: `(0, (), 1)`.
+# number of elements)`, the two counts as Python `int`s. For a 2×3 tensor: `(2, (2, 3), 6)`;
+# for a 0-dimensional tensor such as `torch.tensor(7.0)`: `(0, (), 1)`. The check also passes
+# views that show only part of their storage.
 
 
 # %%

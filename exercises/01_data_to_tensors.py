@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 01 · From data to tensors: exercises
@@ -94,7 +94,8 @@ check("01.1", to_chw_float)
 # Measurements are often taken at points spread evenly on a log scale. Write
 # `decades(lo, hi, per_decade)` that returns float64 points from `10**lo` to `10**hi`, both
 # included, with `per_decade` steps in each factor of ten. `decades(0, 2, 2)` is
-# `[1, 3.162..., 10, 31.62..., 100]`.
+# `[1, 3.162..., 10, 31.62..., 100]`. Compute them in float64: float32 points converted
+# afterwards have the float64 dtype but only float32's 7 digits, and the check wants all 15.
 
 
 # %%
@@ -129,6 +130,8 @@ check("01.3", standardise_columns)
 # Write `char_ids(text)` that returns the text's characters as an int64 tensor of token ids,
 # where the vocabulary is the **sorted** set of the text's characters and a character's id is
 # its position in it. For `"abba"` the vocabulary is `['a', 'b']` and the ids `[0, 1, 1, 0]`.
+# A character is a character, not a byte: `"café"` has 4 ids. An empty text gives an empty
+# int64 tensor.
 
 
 # %%
@@ -180,8 +183,8 @@ check("01.6", mirror)
 # `values` is a Python list of floats, each its own float object (as `tensor.tolist()` or a
 # file reader makes them). Write `list_and_tensor_bytes(values)` that returns a tuple of two
 # ints: the bytes the list needs (the list object itself **plus** every float object it
-# points to, by `sys.getsizeof`) and the bytes of the data of a float32 tensor holding the
-# same numbers.
+# points to, by `sys.getsizeof`; equal values are still separate objects) and the bytes of the
+# data of a float32 tensor holding the same numbers.
 
 
 # %%

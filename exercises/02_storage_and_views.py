@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 02 · Storage and views: exercises
@@ -104,8 +104,10 @@ check("02.2", independent_copy)
 # ### 02.3 · Clear the negatives in place
 #
 # Write `zero_negatives_(t)` that sets every negative element of `t` to zero **in place**
-# (the caller's tensor changes; no new tensor is made) and returns `t`. The trailing
-# underscore in the name follows PyTorch's convention for in-place functions.
+# (written into `t`'s own memory, so the caller's tensor and every other view of that memory
+# see the change; `t` keeps its storage) and returns `t`. The trailing underscore in the name
+# follows PyTorch's convention for in-place functions. The check also passes a slice of a
+# larger tensor.
 
 
 # %%
@@ -138,8 +140,8 @@ check("02.4", wrap_array)
 # ### 02.5 · Scale each row in place
 #
 # `m` is a 2-D tensor of shape `(n, k)` and `factors` a 1-D tensor of length `n`. Write
-# `scale_rows_(m, factors)` that multiplies row `i` of `m` by `factors[i]` **in place** and
-# returns `m`. (Some inputs are square, so a wrong broadcast does not always fail loudly.)
+# `scale_rows_(m, factors)` that multiplies row `i` of `m` by `factors[i]` **in place** (in
+# `m`'s own memory, as in 02.3) and returns `m`. (Some inputs are square, so a wrong broadcast does not always fail loudly.)
 
 
 # %%
@@ -155,8 +157,8 @@ check("02.5", scale_rows_)
 # ### 02.6 · Paint a border through views
 #
 # Write `set_border_(img, value)` that sets the first and last rows and the first and last
-# columns of the 2-D tensor `img` to `value`, **in place**, and returns `img`. The inside
-# must keep its values.
+# columns of the 2-D tensor `img` to `value`, **in place** (in `img`'s own memory, as in
+# 02.3), and returns `img`. The inside must keep its values.
 
 
 # %%

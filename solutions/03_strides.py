@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 03 · Strides: exercises
@@ -92,7 +92,8 @@ check("03.1", element_at)
 #
 # Write `contiguous_strides(shape)` that returns, as a tuple of ints, the strides (in
 # elements) of a contiguous tensor of that shape, the ones `torch.empty(shape).stride()`
-# reports. Compute them from the shape; do not create a tensor.
+# reports, also for a shape with a dimension of size 0. Compute them from the shape; do not
+# create a tensor or an array (the check passes a shape far too large to allocate).
 
 
 # %%
@@ -102,7 +103,7 @@ def contiguous_strides(shape):
     step = 1
     for size in reversed(shape):
         strides.append(step)
-        step *= size
+        step *= max(size, 1)  # an empty dimension does not make the strides 0
     return tuple(reversed(strides))
     ### END SOLUTION
 

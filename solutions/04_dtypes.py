@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 04 · Dtypes: exercises
@@ -90,7 +90,7 @@ check("04.1", to_float32_tensor)
 #
 # Write `nbytes(t)` that returns, as a Python `int`, how many bytes the elements of `t` occupy
 # (elements times bytes per element). The check uses float32, float64, bfloat16, int8, bool and
-# int16 tensors.
+# int16 tensors, and views that show only part of their storage.
 
 
 # %%
@@ -107,8 +107,9 @@ check("04.2", nbytes)
 # ### 04.3 · The mean of integer counts
 #
 # `t` is an integer tensor of counts (int64, int32 or uint8, any shape). Write `mean_counts(t)`
-# that returns the mean of all its elements as a **0-dimensional float64 tensor**. (Some counts
-# are above 2²⁴, where float32 can no longer hold every integer.)
+# that returns the mean of all its elements as a **0-dimensional float64 tensor**, computed in
+# float64 all the way (the check compares 12 digits). (Some counts are above 2²⁴, where float32
+# can no longer hold every integer, and some totals above 2³¹, where an int32 sum overflows.)
 
 
 # %%
@@ -169,8 +170,9 @@ check("04.5", brighten)
 # `genes` is an int8 tensor of shape `(N, G)`: N chromosomes of G ≤ 1000 genes, each gene a value
 # from 1 to 24. Write `gene_totals(genes)` that returns the total of each chromosome (shape `(N,)`)
 # as an **int16** tensor, the smallest dtype that cannot overflow here. Ask `sum` for that dtype
-# directly: casting its int64 result afterwards gives the same numbers, but only after the 8x copy
-# the lesson measured.
+# directly, so that no tensor wider than int16 is made on the way: casting an int64 result (or an
+# int32 or float one) afterwards gives the same numbers, but only after a copy of the genes 4 or 8
+# times their size (the lesson measured the 8x of int64).
 
 
 # %%

@@ -144,8 +144,9 @@ check("05.4", rows_sum_to_one)
 #
 # `labels` is a 1-D `int64` tensor of class numbers in `0 .. k-1`. Write `one_hot(labels, k)`
 # that returns a `float32` tensor of shape `(len(labels), k)` with a 1 in column
-# `labels[i]` of row `i` and 0 elsewhere. Use one broadcast comparison. (Labels may not use
-# every class: `k` sets the number of columns.)
+# `labels[i]` of row `i` and 0 elsewhere. Use one broadcast comparison of tensors, which makes the whole
+# table at once (not one comparison per class, nor rows picked from an identity matrix). (Labels
+# may not use every class: `k` sets the number of columns.)
 
 
 # %%
@@ -181,7 +182,9 @@ check("05.6", pairwise_sq_dists)
 #
 # Write `moving_average(x, k)` that returns the averages of every window of `k` consecutive
 # elements of the 1-D tensor `x`: `[mean(x[0:k]), mean(x[1:k+1]), ..., mean(x[n-k:n])]`,
-# `n - k + 1` values. (Module 03 met the view that makes this one line.)
+# `n - k + 1` values, with no Python loop, neither over the windows nor over the `k` positions
+# inside a window. (Module 03 met the view that makes this one line.) The check includes 10,000
+# float32 values: each average must be as accurate as the mean of its own `k` numbers.
 
 
 # %%
@@ -199,7 +202,7 @@ check("05.7", moving_average)
 #
 # The softmax of a vector is `exp(x) / sum(exp(x))`: positive numbers that sum to 1. Write
 # `stable_softmax(x, dim)` that applies it along dimension `dim` of a tensor of any shape,
-# using `exp`, `amax` and `sum`. It must give the right answer for inputs such as
+# using `exp`, the maximum along `dim` (`amax`, or `max(...).values`) and `sum`. It must give the right answer for inputs such as
 # `[1000.0, 1001.0, 1002.0]`, where `exp` alone overflows to `inf`. (`torch.softmax` does
 # this for you; here you write it to see how.)
 
@@ -265,7 +268,9 @@ except NotImplementedError:
 # `timeit` (and the lesson's `measure`) times batches of `number` calls. Write `autorange(fn, budget, clock)`: try `number` = 1, 2, 5, 10,
 # 20, 50, 100, ... in that order; for each, run one batch of `number` calls of `fn()`, timed as
 # a whole with `clock()`, and stop at the **first** batch that lasts **at least** `budget`
-# seconds. Return `(number, seconds)`, where `seconds` is the time of that last batch alone.
+# seconds. Return `(number, seconds)`, where `seconds` is the time of that last batch alone, from
+# the clock read just before it to the one just after it. (The check's clock, like a real one,
+# takes a little time to read.)
 # (`timeit.Timer.autorange` does this with a budget of 0.2 s.)
 
 

@@ -199,6 +199,38 @@ TABLE = [
     ("04.6", lambda g: g.sum(dim=1).to(torch.int16), FAIL, "int64 copy", "breaks only 'no int64 copy'"),
     ("04.6", lambda g: g.int().sum(1).short(), FAIL, "int64 copy", "int32 first, int64 after all"),
     ("04.6", lambda g: g.sum(dim=1, dtype=torch.int32), FAIL, "dtype", "int32 totals"),
+    ("04.6", lambda g: g.sum(1, dtype=torch.int32).short(), FAIL, "wider than int16", "an int32 sum, cast after"),
+    ("04.6", lambda g: g.to(torch.int16) @ torch.ones(g.shape[1], dtype=torch.int16), PASS, "", "int16 matmul"),
+    # 02.3: in place means in the tensor's own memory; a temporary on the way is fine
+    ("02.3", lambda t: t.copy_(t.clamp(min=0)), PASS, "", "copy_ of a clamped copy"),
+    ("02.3", lambda t: t.masked_fill_(t < 0, 0), PASS, "", "masked_fill_"),
+    ("02.3", lambda t: (t.set_(t.clamp(min=0)), t)[1], FAIL, "other memory", "set_ swaps the storage"),
+    # 05.5: one comparison makes the whole table
+    ("05.5", lambda labels, k: torch.where(labels[:, None] == torch.arange(k), 1.0, 0.0), PASS, "", "where"),
+    ("05.5", lambda labels, k: ((labels[:, None] - torch.arange(k)) == 0).float(), PASS, "", "difference == 0"),
+    ("05.5", lambda labels, k: torch.eye(k)[labels], FAIL, "broadcast comparison", "rows of an identity matrix"),
+    # 05.8: the maximum by either spelling
+    (
+        "05.8",
+        lambda x, d: (lambda e: e / e.sum(d, keepdim=True))((x - x.max(d, keepdim=True).values).exp()),
+        PASS,
+        "",
+        "max().values",
+    ),
+    (
+        "05.8",
+        lambda x, d: (lambda e: e / e.sum(d, keepdim=True))((x - x.amax(d, keepdim=True)).exp_()),
+        PASS,
+        "",
+        "exp_",
+    ),
+    (
+        "05.8",
+        lambda x, d: (lambda e: e / e.sum(d, keepdim=True))((x - x.mean(d, keepdim=True)).exp()),
+        FAIL,
+        "maximum",
+        "mean subtracted",
+    ),
     # 07.6: a new dict
     ("07.6", batch_copy_then_move, PASS, "", "copy the dict, then move"),
     ("07.6", lambda b, d: {**b, **{k: v.to(d) for k, v in b.items() if torch.is_tensor(v)}}, PASS, "", "merge"),

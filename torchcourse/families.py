@@ -57,6 +57,9 @@ FAMILIES: dict[str, frozenset[str]] = {
     "strided view": frozenset(
         {"as_strided", "as_strided_", "set_", "aten::as_strided", "aten::as_strided_", "aten::set_"}
     ),
+    # a maximum along a dim, by either spelling (x.amax(dim) or x.max(dim).values)
+    "maximum": frozenset({"amax", "max", "aten::amax", "aten::max"}),
+    "exponential": frozenset({"exp", "exp_", "aten::exp", "aten::exp_"}),
     "softmax": frozenset({"softmax", "log_softmax", "aten::_softmax", "aten::_log_softmax", "aten::softmax"}),
     "scatter": frozenset(
         {"one_hot", "scatter", "scatter_", "scatter_add", "scatter_add_", "index_put", "index_put_", "index_fill"}

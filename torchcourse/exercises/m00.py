@@ -8,6 +8,7 @@ from ..checks import Exercise
 from ..rules import NoLoop
 from ._inputs import randint, randn
 from ._solutions import solution
+from ._types import container, is_int, python_int
 
 column_of = solution("00", "column_of")
 
@@ -30,6 +31,44 @@ batch_of = solution("00", "batch_of")
 count_above = solution("00", "count_above")
 
 
+def _shape_info_types(args: tuple, got) -> str | None:
+    """00.2: "a tuple (number of dimensions, shape as a tuple, number of elements)"."""
+    if not isinstance(got, tuple):
+        return container(tuple)(args, got)
+    if not isinstance(got[1], tuple):
+        return container(tuple, "the shape")(args, got[1])
+    for i, what in ((0, "the number of dimensions"), (2, "the number of elements")):
+        if not is_int(got[i]):
+            return python_int(what)(args, got[i])
+    return None
+
+
+def _shape_cases():
+    return [
+        (randn(5, seed=1),),
+        (randn(2, 3, seed=2),),
+        (randn(2, 3, 4, seed=3),),
+        (torch.tensor(7.0),),
+        (torch.arange(10.0)[::2],),  # a view: 5 elements of a storage of 10
+        (randn(4, 6, seed=4)[1:3, 2:],),  # a view that starts later in its storage
+    ]
+
+
+def _count_cases():
+    def above(n, count, seed):
+        """n values, exactly ``count`` of them strictly above the threshold returned with them."""
+        t = randn(n, seed=seed)
+        return t, float(t.sort().values[n - count - 1])
+
+    return [
+        (randn(100, seed=11), 0.0),
+        (randn(20, 5, seed=12), 1.0),
+        (torch.tensor([1.0, 2.0, 2.0, 3.0]), 2.0),
+        above(55, 29, seed=13),  # 29/55 in float32, times 55, is 28.99...: int() of it gives 28
+        above(37, 3, seed=14),  # 3/37 likewise gives 2
+    ]
+
+
 def _batch_cases():
     return [([randn(4, 5, seed=s) for s in range(n)],) for n in (1, 3, 6)]
 
@@ -39,7 +78,7 @@ EXERCISES = [
         "00.1",
         "A column of numbers",
         column_of,
-        cases=lambda: [(1,), (3,), (7,)],
+        cases=lambda: [(1,), (3,), (7,), (0,)],  # n = 0: an empty column, shape (0, 1)
         hints=[
             "torch.arange(n) gives 0, 1, ..., n-1 as a 1-D tensor.",
             "A column has shape (n, 1): reshape it, and ask for dtype=torch.float32.",
@@ -48,13 +87,15 @@ EXERCISES = [
             lambda n: torch.arange(n, dtype=torch.float32),
             lambda n: torch.arange(n).reshape(n, 1),
             lambda n: torch.arange(n, dtype=torch.float32).reshape(1, n),
+            lambda n: torch.tensor([[float(i)] for i in range(n)]),  # shape (0,) for n = 0
         ],
     ),
     Exercise(
         "00.2",
         "Dimensions, shape and size",
         shape_info,
-        cases=lambda: [(randn(5, seed=1),), (randn(2, 3, seed=2),), (randn(2, 3, 4, seed=3),), (torch.tensor(7.0),)],
+        cases=_shape_cases,
+        extra=_shape_info_types,
         hints=[
             "t.dim() counts dimensions; t.shape is a torch.Size, which is a tuple.",
             "t.numel() counts elements (the product of the shape).",
@@ -62,6 +103,10 @@ EXERCISES = [
         wrong=[
             lambda t: (len(t), tuple(t.shape), t.numel()),
             lambda t: (t.dim(), tuple(t.shape), t.numel() * t.element_size()),
+            lambda t: (t.dim(), tuple(t.shape), t.untyped_storage().nbytes() // t.element_size()),
+            lambda t: (t.dim(), list(t.shape), t.numel()),
+            lambda t: [t.dim(), tuple(t.shape), t.numel()],
+            lambda t: (t.dim(), tuple(t.shape), torch.tensor(t.numel())),
         ],
     ),
     Exercise(
@@ -117,12 +162,9 @@ EXERCISES = [
         "00.7",
         "Count values above a threshold (stretch)",
         count_above,
-        cases=lambda: [
-            (randn(100, seed=11), 0.0),
-            (randn(20, 5, seed=12), 1.0),
-            (torch.tensor([1.0, 2.0, 2.0, 3.0]), 2.0),
-        ],
+        cases=_count_cases,
         rules=[NoLoop()],
+        extra=python_int("the count"),
         hints=[
             "t > threshold is a bool tensor; summing it counts the True values.",
             "Strictly above: > not >=. Return a Python int (int(...) or .item()).",
@@ -130,6 +172,8 @@ EXERCISES = [
         wrong=[
             lambda t, threshold: int((t >= threshold).sum()),
             lambda t, threshold: float((t > threshold).float().mean()),
+            lambda t, threshold: (t > threshold).sum(),  # a 0-d tensor, not a Python int
+            lambda t, threshold: int((t > threshold).float().mean() * t.numel()),  # float32 rounding, truncated
         ],
     ),
 ]

@@ -11,6 +11,7 @@ import torch.nn.functional as F
 from ..checks import Exercise
 from ._inputs import generator, randint, randn
 from ._solutions import solution
+from ._types import container
 
 to_chw_float = solution("01", "to_chw_float")
 
@@ -62,8 +63,17 @@ def _table_cases():
 
 
 def _bytes_cases():
-    # tolist() makes a fresh float object for every element, as a list read from a file has
-    return [(randn(n, seed=120 + n).tolist(),) for n in (1, 10, 1000)]
+    # tolist() makes a fresh float object for every element, as a list read from a file has,
+    # equal values included: rounded measurements repeat (the iris list has 74 distinct values of 600)
+    return [(randn(n, seed=120 + n).tolist(),) for n in (1, 10, 1000)] + [
+        ([0.5, 2.0, 0.5, 0.5],),
+        ((2 * randn(300, seed=124)).round().tolist(),),
+    ]
+
+
+def _parse_types(args: tuple, got) -> str | None:
+    """01.8: "returns a tuple (features, labels, names)", names "the list of distinct class names"."""
+    return container(tuple)(args, got) or container(list, "names")(args, got[2])
 
 
 def _iris_lines(n, seed):
@@ -107,7 +117,10 @@ EXERCISES = [
         "01.2",
         "A grid of sample points per decade",
         decades,
-        cases=lambda: [(0, 3, 1), (-2, 1, 4), (1, 2, 10)],
+        cases=lambda: [(0, 3, 1), (-2, 1, 4), (1, 2, 10), (-3, 3, 7)],
+        # float64 points: as accurate as float64 computes them (float32 points cast up are off by ~5e-8)
+        rtol=1e-12,
+        atol=0.0,
         hints=[
             "torch.logspace(start, end, steps) spaces points evenly in the exponent: 10**start ... 10**end.",
             "Count the points: (hi - lo) decades of per_decade steps each, plus one for the end point. "
@@ -119,6 +132,7 @@ EXERCISES = [
                 10.0**lo, 10.0**hi, (hi - lo) * per_decade + 1, dtype=torch.float64
             ),
             lambda lo, hi, per_decade: torch.logspace(lo, hi, (hi - lo) * per_decade + 1),
+            lambda lo, hi, per_decade: torch.logspace(lo, hi, (hi - lo) * per_decade + 1).double(),
         ],
     ),
     Exercise(
@@ -143,16 +157,19 @@ EXERCISES = [
         "01.4",
         "Characters to token ids",
         char_ids,
-        cases=lambda: [("hello world",), ("The Zen of Python",), ("abba",), ("z",)],
+        cases=lambda: [("hello world",), ("The Zen of Python",), ("abba",), ("z",), ("café crème",), ("",)],
         hints=[
             "The vocabulary is sorted(set(text)); a character's id is its position in that list.",
-            "Build a Python list of ids, then torch.tensor(...) gives int64, the dtype one_hot and "
-            "embeddings want. A dict {ch: i} makes the lookup fast for long texts.",
+            "Build a Python list of ids and make it a tensor with dtype=torch.int64, the dtype one_hot and "
+            "embeddings want (torch.tensor guesses int64 from ints, but float32 for an empty list). "
+            "A dict {ch: i} makes the lookup fast for long texts.",
         ],
         wrong=[
             lambda text: torch.tensor([list(dict.fromkeys(text)).index(ch) for ch in text]),
             lambda text: torch.tensor([ord(ch) for ch in text]),
             lambda text: torch.tensor([sorted(set(text)).index(ch) for ch in text], dtype=torch.int32),
+            lambda text: torch.unique(torch.tensor(list(text.encode())), return_inverse=True)[1],  # UTF-8 bytes
+            lambda text: torch.tensor([sorted(set(text)).index(ch) for ch in text]),  # float32 for ""
         ],
     ),
     Exercise(
@@ -208,6 +225,7 @@ EXERCISES = [
                 sys.getsizeof(torch.tensor(values)),
             ),
             lambda values: (sys.getsizeof(values) + sum(map(sys.getsizeof, values)), 8 * len(values)),
+            lambda values: (sys.getsizeof(values) + sum(sys.getsizeof(v) for v in set(values)), 4 * len(values)),
         ],
     ),
     Exercise(
@@ -215,6 +233,7 @@ EXERCISES = [
         "A CSV table to features, labels and class names (stretch)",
         parse_table,
         cases=_parse_cases,
+        extra=_parse_types,
         hints=[
             "csv.reader(lines) yields lists of strings; the first is the header. Every column but the "
             "last is a number; the last is the class name.",
@@ -243,6 +262,7 @@ EXERCISES = [
                     sorted({r[-1] for r in rows}),
                 )
             )(list(csv.reader(lines))),
+            lambda lines: (lambda f, labels, names: (f, labels, tuple(names)))(*parse_table(lines)),
         ],
     ),
 ]

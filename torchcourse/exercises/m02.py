@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import warnings
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 
 from ..checks import Exercise
-from ..rules import NoGradHistory
+from ..compare import compare
+from ..rules import Case, NoGradHistory, Rule
 from ._inputs import randint, randn
 from ._solutions import solution
+from ._types import container
 
 last_column = solution("02", "last_column")
 
@@ -41,6 +46,38 @@ def _returns_its_input(args: tuple, got) -> str | None:
     return None
 
 
+@dataclass
+class InItsOwnMemory(Rule):
+    """An in-place function writes into its argument's own memory: the argument keeps its
+    storage, and a second view of that memory, made before the call (as the caller holds the
+    tensor a slice was taken from), sees the change. ``t.data = new`` and ``t.set_(new)`` change
+    the values ``t`` shows by giving it other memory: the caller's other views keep the old values."""
+
+    arg: int = 0
+    name = "in place"
+
+    def judge(self, case: Case) -> str | None:
+        args = case.fresh()
+        t = args[self.arg]
+        if not isinstance(t, torch.Tensor) or t.numel() == 0:
+            return None
+        pointer = t.untyped_storage().data_ptr()
+        caller = t.as_strided(t.size(), t.stride(), t.storage_offset())  # another view of the same memory
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                case.fn(*args)
+        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
+            return None
+        if t.untyped_storage().data_ptr() != pointer or compare(caller, t, rtol=0, atol=0) is not None:
+            return (
+                "your function gave the tensor other memory (as t.data = ... or t.set_(...) do) instead of "
+                "writing into its own: the caller's other views of it still show the old values; write into "
+                "it in place (a method ending in _, or an assignment into t[...])"
+            )
+        return None
+
+
 def _shares_with_array(args: tuple, got) -> str | None:
     if not np.shares_memory(got.numpy(), args[0]):
         return "the values are right but the tensor is a copy; return one that shares the array's memory"
@@ -53,6 +90,32 @@ def _wrap_cases():
         (randn(3, 4, seed=21, dtype=torch.float32).numpy(),),
         (randint(-5, 5, 2, 3, seed=22, dtype=torch.int32).numpy(),),
     ]
+
+
+def _storage_swap(compute):
+    """A wrong in-place answer: the right values, put in new memory with ``t.data = ...``."""
+
+    def answer(t, *rest):
+        t.data = compute(t, *rest)
+        return t
+
+    return answer
+
+
+def _storage_set(compute):
+    """A wrong in-place answer: the right values, put in new memory with ``t.set_(...)``."""
+
+    def answer(t, *rest):
+        t.set_(compute(t, *rest))
+        return t
+
+    return answer
+
+
+def _painted(img, value):
+    out = img.clone()
+    out[0], out[-1], out[:, 0], out[:, -1] = value, value, value, value
+    return out
 
 
 def _share_cases():
@@ -120,9 +183,11 @@ EXERCISES = [
             (randn(8, seed=7),),
             (randn(3, 4, seed=8, dtype=torch.float64),),
             (randint(-5, 5, 2, 5, seed=9),),
+            (randn(12, seed=19)[2:],),  # a slice of the caller's tensor: the change must show there too
         ],
         inplace=True,
         extra=_returns_its_input,
+        rules=[InItsOwnMemory()],
         hints=[
             "clamp(min=0) computes the answer; methods ending in _ write it into the tensor itself.",
             (
@@ -130,7 +195,14 @@ EXERCISES = [
                 "Use t.clamp_(min=0) (or t[t < 0] = 0), then return t."
             ),
         ],
-        wrong=[lambda t: t.clamp(min=0), lambda t: torch.where(t < 0, torch.zeros_like(t), t), lambda t: t.abs_()],
+        wrong=[
+            lambda t: t.clamp(min=0),
+            lambda t: torch.where(t < 0, torch.zeros_like(t), t),
+            lambda t: t.abs_(),
+            _storage_swap(lambda t: t.clamp(min=0)),
+            _storage_set(lambda t: t.clamp(min=0)),
+            _storage_swap(lambda t: t.clamp(min=0).contiguous()),
+        ],
     ),
     Exercise(
         "02.4",
@@ -159,9 +231,11 @@ EXERCISES = [
             (randn(3, 3, seed=10), randn(3, seed=11)),
             (randn(4, 2, seed=12, dtype=torch.float64), randn(4, seed=13, dtype=torch.float64)),
             (randn(1, 5, seed=14), torch.tensor([2.0])),
+            (randn(5, 3, seed=19)[1:], randn(4, seed=20)),  # rows of the caller's tensor
         ],
         inplace=True,
         extra=_returns_its_input,
+        rules=[InItsOwnMemory()],
         hints=[
             "Row i of m is multiplied by factors[i]: broadcasting needs factors as a column, shape (n, 1).",
             "m = m * ... makes a new tensor; m.mul_(...) or m *= ... writes into m's storage.",
@@ -170,6 +244,7 @@ EXERCISES = [
             lambda m, f: m * f.unsqueeze(1),
             lambda m, f: m.mul_(f),
             lambda m, f: m.mul_(f.unsqueeze(0).T.clone()).clone(),
+            _storage_swap(lambda m, f: m * f[:, None]),
         ],
     ),
     Exercise(
@@ -181,9 +256,11 @@ EXERCISES = [
             (randn(3, 3, seed=16, dtype=torch.float64), -1.0),
             (randint(0, 9, 2, 6, seed=17), 7),
             (randn(6, 2, seed=18), 9.5),
+            (randn(5, 6, seed=19)[1:, 1:], 3.0),  # a window of the caller's image
         ],
         inplace=True,
         extra=_returns_its_input,
+        rules=[InItsOwnMemory()],
         hints=[
             "img[0], img[-1], img[:, 0] and img[:, -1] are views of the four edges.",
             "Assigning into a view (img[0] = value) writes into img's storage.",
@@ -192,6 +269,8 @@ EXERCISES = [
             lambda img, v: torch.nn.functional.pad(img[1:-1, 1:-1], (1, 1, 1, 1), value=v),
             lambda img, v: (img.__setitem__(0, v), img.__setitem__(-1, v), img)[-1],
             lambda img, v: (img.clone().fill_(v), img)[-1],
+            _storage_swap(_painted),
+            _storage_set(_painted),
         ],
     ),
     Exercise(
@@ -199,6 +278,7 @@ EXERCISES = [
         "Which tensors share memory? (stretch)",
         shares_with_first,
         cases=_share_cases,
+        extra=container(list),
         hints=[
             ("A view that starts later in the buffer (t[1]) has another data_ptr() than t, yet the same storage."),
             "Compare x.untyped_storage().data_ptr() with the first tensor's: equal means one buffer.",
@@ -207,6 +287,7 @@ EXERCISES = [
             lambda ts: [t.data_ptr() == ts[0].data_ptr() for t in ts[1:]],
             lambda ts: [t is ts[0] for t in ts[1:]],
             lambda ts: [torch.equal(t.flatten()[:1], ts[0].flatten()[:1]) for t in ts[1:]],
+            lambda ts: tuple(shares_with_first(ts)),
         ],
     ),
 ]

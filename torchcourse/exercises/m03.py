@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import torch
 
 from ..checks import Exercise
 from ..rules import Calls
 from ._inputs import randint, randn
 from ._solutions import solution
+from ._types import container
 
 element_at = solution("03", "element_at")
 
@@ -85,7 +89,17 @@ EXERCISES = [
         "03.2",
         "Row-major strides (warm-up)",
         contiguous_strides,
-        cases=lambda: [((3, 4),), ((2, 3, 4),), ((5,),), ((2, 1, 3, 2),), ((7, 1),)],
+        cases=lambda: [
+            ((3, 4),),
+            ((2, 3, 4),),
+            ((5,),),
+            ((2, 1, 3, 2),),
+            ((7, 1),),
+            ((2, 0, 3),),  # an empty dimension: torch.empty(2, 0, 3).stride() is (3, 3, 1)
+            ((0, 4),),
+            ((1000, 1000, 1000, 1000, 1000),),  # 10**15 elements: far too many to allocate
+        ],
+        extra=container(tuple),
         rules=[
             Calls(
                 forbid=("factory",),
@@ -94,12 +108,16 @@ EXERCISES = [
         ],
         hints=[
             "The last dimension has stride 1: neighbours along it are neighbours in memory.",
-            "Each stride is the product of the sizes to its right: walk the shape from the end.",
+            "Each stride is the product of the sizes to its right: walk the shape from the end. "
+            "torch counts a size of 0 as 1 there, so an empty dimension leaves the strides as they were.",
         ],
         wrong=[
             lambda shape: tuple(shape),
             lambda shape: contiguous_strides(tuple(reversed(shape)))[::-1],
             lambda shape: tuple(reversed(contiguous_strides(shape))),
+            lambda shape: tuple(np.empty(shape, dtype=np.int8).strides),  # creates an array
+            lambda shape: tuple(math.prod(shape[i + 1 :]) for i in range(len(shape))),  # 0 for an empty dim
+            lambda shape: list(contiguous_strides(shape)),
         ],
     ),
     Exercise(
@@ -130,6 +148,7 @@ EXERCISES = [
             (randn(3, seed=40), 4),
             (randn(5, seed=41, dtype=torch.float64), 2),
             (randint(0, 9, 2, seed=42), 6),
+            (torch.arange(10.0)[1::2], 3),  # a strided row: every other element, from 1
         ],
         alias="view",
         extra=_stride_zero,
@@ -141,6 +160,7 @@ EXERCISES = [
             lambda row, n: row.repeat(n, 1),
             lambda row, n: torch.stack([row] * n),
             lambda row, n: row.unsqueeze(1).expand(-1, n),
+            lambda row, n: row.as_strided((n, len(row)), (0, 1)),  # ignores row's stride and offset
         ],
     ),
     Exercise(
@@ -171,19 +191,22 @@ EXERCISES = [
             (randn(10, seed=44, dtype=torch.float64), 4),
             (randint(0, 9, 5, seed=45), 5),
             (randn(6, seed=46), 1),
+            (torch.arange(10.0)[::2], 2),  # strided: every other element
+            (randn(13, seed=47)[1::2], 3),  # strided, starting later in its storage
         ],
         alias="view",
         hints=[
             "A signal of length n has n - w + 1 windows of length w; window k starts at position k.",
             (
                 "unfold(dim, size, step) builds windows as a view; step 1 makes them overlap. "
-                "(as_strided with stride (1, 1) works too.)"
+                "(as_strided works too, with x's own stride and storage offset: x may be a strided view.)"
             ),
         ],
         wrong=[
             lambda x, w: torch.stack([x[i : i + w] for i in range(len(x) - w + 1)]),
             lambda x, w: x.unfold(0, w, w),
             lambda x, w: x.unfold(0, w, 1).contiguous(),
+            lambda x, w: x.as_strided((len(x) - w + 1, w), (1, 1), x.storage_offset()),  # ignores x's stride
         ],
     ),
     Exercise(

@@ -5,12 +5,17 @@ Every check compares dtypes (``check_dtype=True``): in this module the dtype *is
 
 from __future__ import annotations
 
+import warnings
+from dataclasses import dataclass
+
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from ..checks import Exercise
-from ..rules import below_bytes_per_element
+from ..rules import Case, Rule, below_bytes_per_element
 from ._inputs import generator, randint, randn
 from ._solutions import solution
+from ._types import python_int
 
 SIGNED = (torch.int8, torch.int16, torch.int32, torch.int64)
 
@@ -58,6 +63,8 @@ def _nbytes_cases():
         (randint(0, 9, 7, seed=46, dtype=torch.int8),),
         (randint(0, 2, 10, seed=47, dtype=torch.bool),),
         (torch.tensor(7, dtype=torch.int16),),
+        (torch.arange(10.0)[::2],),  # a view: 5 elements of a storage of 10
+        (randn(4, 6, seed=39, dtype=torch.float64)[1:3, 2:],),  # a view that starts later in its storage
     ]
 
 
@@ -67,6 +74,8 @@ def _count_cases():
         (randint(0, 100, 4, 6, seed=49, dtype=torch.int32),),
         (randint(0, 256, 3, 5, seed=50, dtype=torch.uint8),),
         (randint(16_000_000, 17_000_000, 7, seed=51),),
+        (torch.tensor([2**24 + 1] * 3 + [2**24 + 3]),),  # mean 16777217.5; float32 gives 16777216 or ...218
+        (randint(9_000_000, 11_000_000, 300, seed=39, dtype=torch.int32),),  # a total of 3e9: above int32's max
     ]
 
 
@@ -104,6 +113,54 @@ def _gene_cases():
         (torch.ones(4, 0, dtype=torch.int8),),  # no gene: totals 0
         (randint(1, 25, 1, 1, seed=59, dtype=torch.int8),),
     ]
+
+
+class _Made(TorchDispatchMode):
+    """Records the dtype of every tensor each aten operation returns."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.made: list[tuple[str, torch.dtype]] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for t in out if isinstance(out, (tuple, list)) else (out,):
+            if isinstance(t, torch.Tensor):
+                self.made.append((f"aten::{func.overloadpacket.__name__}", t.dtype))
+        return out
+
+
+@dataclass
+class NothingWiderThan(Rule):
+    """No tensor the answer makes is wider than ``dtype`` (bools aside): "ask sum for int16
+    directly" means no int64 (nor int32, nor float) sum or copy on the way. Judged by the dtypes of
+    what every aten operation returns, so every spelling (a cast, a sum in another dtype, a sum per
+    row) is seen."""
+
+    dtype: torch.dtype = torch.int16
+    name = "no wider temporary"
+
+    def judge(self, case: Case) -> str | None:
+        args = case.fresh()
+        mode = _Made()
+        try:
+            with warnings.catch_warnings(), mode:
+                warnings.simplefilter("ignore")
+                case.fn(*args)
+        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
+            return None
+        wide = [(op, dt) for op, dt in mode.made if dt != torch.bool and dt.itemsize > self.dtype.itemsize]
+        if not wide:
+            return None
+        op, dt = max(wide, key=lambda w: w[1].itemsize)
+        name = str(dt).removeprefix("torch.")
+        want = str(self.dtype).removeprefix("torch.")
+        a = "an" if name[0] in "aeio" else "a"
+        return (
+            f"your function made {a} {name} tensor ({op}): {a} {name} copy of numbers that {want} holds. Ask "
+            f"sum for {want} directly, sum(dim=1, dtype=torch.{want}), so that no tensor wider than {want} "
+            "is made on the way"
+        )
 
 
 _NO_INT64_COPY = below_bytes_per_element(
@@ -176,17 +233,26 @@ EXERCISES = [
         "Bytes of a tensor",
         nbytes,
         cases=_nbytes_cases,
+        extra=python_int("the number of bytes"),
         hints=[
             "t.numel() counts elements; t.element_size() gives the bytes of one element of t's dtype.",
             "A bool takes a whole byte; a bfloat16 two.",
         ],
-        wrong=[lambda t: t.numel(), lambda t: t.element_size(), lambda t: t.numel() * 4],
+        wrong=[
+            lambda t: t.numel(),
+            lambda t: t.element_size(),
+            lambda t: t.numel() * 4,
+            lambda t: torch.tensor(t.numel() * t.element_size()),  # a tensor, not a Python int
+            lambda t: t.untyped_storage().nbytes(),  # the whole storage, not t's elements
+        ],
     ),
     Exercise(
         "04.3",
         "The mean of integer counts",
         mean_counts,
         cases=_count_cases,
+        rtol=1e-12,  # a float64 mean: float32's error (~1e-7 relative) must show
+        atol=0.0,
         hints=[
             "t.mean() refuses an integer tensor; cast first, and pick the dtype the exercise asks for.",
             (
@@ -194,7 +260,14 @@ EXERCISES = [
                 "or t.mean(dtype=torch.float64)."
             ),
         ],
-        wrong=[lambda t: t.float().mean(), lambda t: t.sum() / t.numel(), lambda t: t.double().mean().item()],
+        wrong=[
+            lambda t: t.float().mean(),
+            lambda t: t.sum() / t.numel(),
+            lambda t: t.double().mean().item(),
+            lambda t: t.float().mean().double(),  # the float32 mean, converted afterwards
+            lambda t: (t.sum() / t.numel()).double(),  # the division runs in float32
+            lambda t: t.sum(dtype=torch.int32).double() / t.numel(),  # the int32 total overflows
+        ],
     ),
     Exercise(
         "04.4",
@@ -230,7 +303,7 @@ EXERCISES = [
         "Gene totals in int16",
         gene_totals,
         cases=_gene_cases,
-        rules=[_NO_INT64_COPY],
+        rules=[_NO_INT64_COPY, NothingWiderThan(torch.int16)],
         hints=[
             "genes.sum(dim=1) returns int64: correct totals, but 4x the bytes you need (after an 8x copy).",
             "The largest total is 24 x 1000 = 24,000. Which dtype holds it? Pass it as sum(..., dtype=...).",
@@ -240,6 +313,9 @@ EXERCISES = [
             lambda genes: genes.sum(dim=1, dtype=torch.int8),
             lambda genes: genes.sum(dim=0, dtype=torch.int16),
             lambda genes: genes.sum(dim=1).to(torch.int16),  # right numbers, after the int64 copy
+            lambda genes: genes.sum(1, dtype=torch.int32).to(torch.int16),  # after an int32 sum
+            lambda genes: genes.float().sum(1).to(torch.int16),  # after a float32 copy
+            lambda genes: torch.tensor([int(r.sum()) for r in genes], dtype=torch.int16),  # int64 per row
         ],
     ),
     Exercise(
