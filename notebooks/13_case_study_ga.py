@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 13 · Case study: genetic-algorithm fitness
@@ -103,6 +103,8 @@ import numpy as np
 import torch
 
 from torchcourse import claim, gpu_skip_message, has_gpu, measure, pick_device, time_once
+from torchcourse.compiletools import captured_logs
+from torchcourse.timing import format_seconds, interleaved
 from torchcourse.workloads import ga
 
 print("inductor cache is empty:", os.listdir(cache_dir) == [])
@@ -142,7 +144,8 @@ print("population:", tuple(pop.shape), pop.dtype, f"{pop.nbytes / 1e6:.0f} MB")
 print("first chromosome starts:", pop[0, :8].tolist())
 
 # %% [markdown]
-# Pure Python and `apply_along_axis` call Python once per chromosome, so we time them on a
+# Pure Python adds the genes one at a time as Python integers, and `apply_along_axis` calls a
+# Python-level function once per chromosome, so we time them on a
 # 3,000-chromosome subsample and extrapolate (labelled as such). Before any timing, every
 # variant must give the same sums:
 
@@ -264,13 +267,15 @@ claim(
 
 # %% [markdown]
 # Read the comparisons printed under the table: they come from your run. The Python-level
-# variants (pure Python, `apply_along_axis`) call Python once per chromosome and lose to one
-# NumPy reduction many times over (the factors are printed under the table). The eager int8 torch sum first copies the whole
-# population to int64 (the next section shows it). Compiling the NumPy function keeps
-# NumPy's int64 accumulator; compiled torch with an int32 accumulator reads each byte once
-# with no copy. A sum is memory-bound and the compiled kernel runs on all your cores, so how
-# it compares with single-threaded NumPy depends on your cores, your memory bandwidth and on
-# what else the machine is doing; the published laptop put compiled torch 7.6x ahead.
+# variants (pure Python, one Python integer at a time; `apply_along_axis`, one Python-level call
+# per chromosome) lose to one NumPy reduction many times over (the factors are printed under
+# the table). The eager int8 torch sum first copies the whole population to int64 (the next
+# section shows it). The two compiled versions both read each byte once and copy nothing (the
+# next section measures that too); they differ in the accumulator. Compiling the NumPy function
+# keeps NumPy's int64; compiled torch was given int32. The bytes are the same, yet in the
+# stored outputs compiled NumPy is several times slower than compiled torch, and slower than
+# NumPy itself: something other than memory limits it. A section below isolates it. The
+# published laptop put compiled torch 7.6x ahead of NumPy.
 #
 # The first call is the other cost: with an empty cache, seconds for the first compile in the
 # process (it also loads the compiler) and around a second for later ones; with a warm cache,
@@ -297,15 +302,17 @@ for name, fn in [
     ("eager sum(dim=1)", lambda: ga.sum_torch_naive(part)),
     ("eager sum(dim=1, dtype=torch.int32)", lambda: ga.sum_torch(part)),
     ("compiled sum(dim=1, dtype=torch.int32)", lambda: ga.sum_torch_compiled(pop)),
+    ("compiled NumPy sum(axis=1)", lambda: ga.sum_numpy_compiled(pop_np)),
 ]:
     per_byte[name] = ga.bytes_allocated(fn) / (pop.nbytes if "compiled" in name else part.nbytes)
     print(f"{name:40s} allocates {per_byte[name]:.1f} bytes per input byte")
-eager8, eager32, compiled32 = per_byte.values()
+eager8, eager32, compiled32, compiled_np = per_byte.values()
 claim(7.9 < eager8 < 8.1, "the eager int8 sum allocates an int64 copy of its input: 8 bytes per input byte")
 claim(
     3.9 < eager32 < 4.1 and compiled32 < 0.01,
     "dtype=int32 halves that copy in eager mode, and compiled no copy is made",
 )
+claim(compiled_np < 0.01, "compiled NumPy's int64 sum makes no copy either: only its result is allocated")
 
 import tracemalloc  # NumPy reports its allocations to Python's tracemalloc
 
@@ -330,6 +337,93 @@ claim(numpy_peak < 0.5, "NumPy converts in small blocks: its peak is a small fra
 # %%
 print("int32 sums:", ga.sum_torch(pop[:4]).tolist())
 print("int8 sums: ", pop[:4].sum(dim=1, dtype=torch.int8).tolist())
+
+# %% [markdown]
+# ## The same bytes, with and without the widening
+#
+# Compiled, neither accumulator copies the input, yet the table put compiled NumPy far behind
+# compiled torch. Both read the same 90 MB once and write one number per chromosome, so bytes
+# cannot explain the gap. Compile torch's sum with each accumulator, keeping the generated code
+# (the int32 one is the kernel of `ga.sum_torch_compiled`; the int64 one is what compiled NumPy
+# runs, since NumPy's `sum` of int8 accumulates in int64):
+
+# %%
+sum_int32_compiled = torch.compile(lambda p: p.sum(dim=1, dtype=torch.int32))
+sum_int64_compiled = torch.compile(lambda p: p.sum(dim=1, dtype=torch.int64))
+with captured_logs(output_code=True) as code32:
+    same32 = torch.equal(sum_int32_compiled(pop), ga.sum_torch_compiled(pop))
+with captured_logs(output_code=True) as code64:
+    same64 = np.array_equal(sum_int64_compiled(pop).numpy(), ga.sum_numpy_compiled(pop_np))
+print("int32 accumulator == ga.sum_torch_compiled:", same32, "| int64 accumulator == compiled NumPy:", same64)
+print("compiled NumPy's result:", ga.sum_numpy_compiled(pop_np[:2]).dtype)
+
+# %% [markdown]
+# Both loops read a vector of genes at a time (16 with AVX-512). They differ in the line that
+# widens those int8 genes to the accumulator's type:
+
+# %% tags=["version-specific"]
+# NBVAL_IGNORE_OUTPUT
+from torch._inductor.cpu_vec_isa import pick_vec_isa
+
+print(f"vector instructions inductor uses here: {pick_vec_isa() or 'none'}")
+for name, logs in [("int32", code32), ("int64", code64)]:
+    lines = dict.fromkeys(line.strip() for line in logs.require(r"convert<", f"the {name} widening"))
+    print(f"{name} accumulator:", *lines, sep="\n    ")
+
+# %% [markdown]
+# Those `at::vec::convert` calls go to ATen's vector library, which inductor's C++ includes.
+# For AVX2 and AVX-512 it has a conversion from int8 to int32 written with vector instructions
+# (one instruction widens a vector of genes), and none from int8 to int64: that pair falls
+# back to the library's generic version, which stores the vector to a buffer on the stack,
+# converts one element at a time, and loads the result back (`VecConvert` in
+# `ATen/cpu/vec/vec_convert.h`). Now time the same bytes four ways, on one thread, taking turns:
+#
+# * `pop.view(torch.int64).sum(dim=1)`, eager: the same bytes read as int64, eight genes to a
+#   number, so nothing is widened (the sums are meaningless; only the time counts);
+# * the compiled sum with the int32 accumulator;
+# * the compiled sum with the int64 accumulator (compiled NumPy's kernel);
+# * NumPy's `sum(axis=1)`, which widens to int64 in small blocks.
+#
+# Each reads 90 MB and writes under 1 MB, so `Limits.for_traffic` holds them against the read
+# limit. The cell measures it the way `torchcourse.timing.read_bandwidth` does, with a sum over
+# 256 MiB of float32, but in the same turns and on the same one thread as the four:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+read_probe = torch.ones(64 * 2**20)  # 256 MiB: the read limit's own kernel, a large sum
+as_int64 = pop.view(torch.int64)  # the same bytes, no copy
+names = ["int64 view, eager: no widening", "compiled, int8 -> int32", "compiled, int8 -> int64", "NumPy, int8 -> int64"]
+*seconds, t_probe = interleaved(
+    [
+        lambda: as_int64.sum(dim=1),
+        lambda: sum_int32_compiled(pop),
+        lambda: sum_int64_compiled(pop),
+        lambda: ga.sum_numpy(pop_np),
+        read_probe.sum,
+    ],
+    rounds=5,
+    threads=1,
+)
+widening = dict(zip(names, seconds))
+read_limit = read_probe.nbytes / t_probe / 1e9
+print(f"read limit, one thread: {read_limit:.1f} GB/s (each sum reads {pop.nbytes / 1e6:.0f} MB)")
+for name, t in widening.items():
+    gbs = pop.nbytes / t / 1e9
+    print(f"{name:32s} {format_seconds(t):>9s} {gbs:6.1f} GB/s, {gbs / read_limit:4.0%} of the read limit")
+print(
+    "int8 -> int64 takes "
+    f"{widening['compiled, int8 -> int64'] / widening['compiled, int8 -> int32']:.1f}x the time of int8 -> int32 "
+    "over the same bytes"
+)
+
+# %% [markdown]
+# Read the lines against each other. The first says how fast one core can read these bytes
+# when nothing is widened. Where the int64 line takes several times the int32 line, as in the
+# stored outputs, the sum is limited by that one-element-at-a-time conversion, not by memory;
+# NumPy's own int8 → int64 loop is a conversion too. What decides the ratio on your machine is
+# which conversions your CPU's vector library has, not your memory.
+# So when a compiled reduction is slow, look at its accumulator before blaming memory: here
+# `dtype=torch.int32` is both exact (sums up to 24,000) and fast.
 
 # %% [markdown]
 # ## Examples 2 and 3: constrained fitness
@@ -391,7 +485,7 @@ for k, (pts, py, fnp, fnp_c, ft, ft_c) in cases.items():
 # %%
 # NBVAL_IGNORE_OUTPUT
 published = {2: (0.270, 0.048, 0.0062, 0.0037), 3: (0.240, 0.082, 0.0368, 0.0226)}
-rows, outputs = {}, {}
+rows, outputs, kernel_code = {}, {}, {}
 for k, (pts, py, fnp, fnp_c, ft, ft_c) in cases.items():
     pts_np, pts_list = pts.numpy(), pts[:SUB2].tolist()
     pub = published[k]
@@ -403,7 +497,8 @@ for k, (pts, py, fnp, fnp_c, ft, ft_c) in cases.items():
     r.append(("compiled NumPy, first call", first, None))
     r.append(("compiled NumPy, later calls", timed(lambda: fnp_c(pts_np)).min, pub[2]))
     r.append(("torch eager", timed(lambda: ft(pts)).min, None))
-    out_t_c, first = time_once(lambda: ft_c(pts))
+    with captured_logs(output_code=True) as kernel_code[k]:  # keep the generated C++
+        out_t_c, first = time_once(lambda: ft_c(pts))
     r.append(("compiled torch, first call", first, None))
     r.append(("compiled torch, later calls", timed(lambda: ft_c(pts)).min, None))
     rows[k], outputs[k] = r, (out_np_c, out_t_c)
@@ -423,11 +518,16 @@ for k, (pts, py, fnp, *_rest) in cases.items():
         f"function {k}: numpy == compiled numpy: {np.allclose(out_np_c, ref, rtol=1e-12, atol=0)}, "
         f"numpy == compiled torch: {np.allclose(out_t_c.numpy(), ref, rtol=1e-12, atol=0)}"
     )
-t2 = {name: seconds for name, seconds, _ in rows[2]}
+# One fused pass against some twenty passes through fresh intermediates: faster on any CPU, and
+# timed again here on one thread, taking turns, so that other work on the machine slows both alike.
+pts2 = cases[2][0]
+t_np2, t_c2 = interleaved(
+    [lambda: ga.fitness2_numpy(pts2.numpy()), lambda: ga.fitness2_torch_compiled(pts2)], rounds=5, threads=1
+)
 claim(
-    t2["compiled torch, later calls"] < t2["NumPy (np.where)"],
+    t_c2 < t_np2,
     "compiled torch evaluates fitness function 2 faster than NumPy",
-    evidence=f"compiled {t2['compiled torch, later calls']:.4f} s, NumPy {t2['NumPy (np.where)']:.4f} s",
+    evidence=f"one thread: compiled {t_c2:.4f} s, NumPy {t_np2:.4f} s",
 )
 
 # %% [markdown]
@@ -435,12 +535,55 @@ claim(
 # element-wise operations, and NumPy or eager torch writes every intermediate (`x**2`,
 # `4*x*y`, each comparison) to memory, while the compiled kernel reads each point once and
 # writes one number. The lines under each table say how each variant compared with NumPy on
-# your run. Function 3 spends much of its time in `sin` and `cos`, which NumPy evaluates one
-# element at a time on one core; the compiled kernel vectorises them and spreads them over the
-# cores, so its gain can be as large as function 2's or larger. Eager torch runs each of the twenty
-# operations as its own parallel kernel, each writing a fresh intermediate to memory; on a
-# small or busy machine that thread start-up and allocation can push it behind NumPy. Fusion
-# removes exactly that overhead.
+# your run. Eager torch runs each of the twenty operations as its own kernel, each writing a
+# fresh intermediate; each kernel splits its work over the threads and waits for the slowest,
+# so with another program busy on one of your cores it can fall behind NumPy. Fusion removes
+# the intermediates and all but one of those waits.
+#
+# Function 3 spends much of its time in `sin` and `cos` (NumPy evaluates `cos y` twice, in `f`
+# and in the constraints; the compiled kernel once). The cell times them alone on 900,000
+# float64 values, beside NumPy's `exp` and eager torch's `sin`, on one thread:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+values = cases[3][0][:, 1].contiguous()  # the y of function 3's points
+values_np = values.numpy()
+per_value = dict(
+    zip(
+        ["NumPy sin", "NumPy cos", "NumPy exp", "eager torch sin"],
+        interleaved(
+            [
+                lambda: np.sin(values_np),
+                lambda: np.cos(values_np),
+                lambda: np.exp(values_np),
+                lambda: torch.sin(values),
+            ],
+            rounds=5,
+            threads=1,
+        ),
+    )
+)
+for name, seconds in per_value.items():
+    print(f"{name:16s} {seconds / len(values) * 1e9:6.2f} ns per float64 value, one thread")
+
+# %% [markdown]
+# On the machine that made these outputs NumPy's float64 `sin` and `cos` cost many times its
+# `exp`: they run one value at a time, while `exp` and eager torch's `sin` process a vector
+# of values per instruction. The compiled kernel does not vectorise function 3 either. Its
+# points are rows of `(x, y, z)`, and for these stride-3 loads inductor (torch 2.13) writes a
+# plain loop over the points that calls `std::sin` and `std::cos` once per point, on each core:
+# the interleaved coordinates of module 12 again. Here are the lines from the kernel compiled
+# for function 3 in the timing cell:
+
+# %% tags=["version-specific"]
+# NBVAL_IGNORE_OUTPUT
+for line in dict.fromkeys(line.strip() for line in kernel_code[3].require(r"(sin|cos)\(", "the trigonometric lines")):
+    print(line)
+
+# %% [markdown]
+# So function 3's compiled gain over NumPy comes from fusion, from computing `cos y` once and
+# from the cores, not from vector instructions. Storing the points as columns, as module 12
+# does for K-Means, is what would let the loop load vectors.
 #
 # On a GPU the published laptop runs the compiled functions in 0.055 s, 3.7 ms and
 # 22.6 ms. The cell below runs them on yours, if there is one:
@@ -618,8 +761,11 @@ ga.fitness2_torch(pts.numpy())
 #
 # * Check that all variants agree before timing any of them; time Python loops on a
 #   subsample and label the extrapolation.
-# * NumPy beats Python loops many times over; compiling helps most where
-#   many element-wise operations fuse (functions 2 and 3), less for one memory-bound reduction.
+# * NumPy beats Python loops many times over. Compiling fuses chains of element-wise operations
+#   (functions 2 and 3) and removes the int64 copy of an int8 sum; what the compiled loop then
+#   costs depends on its instructions, not only on its bytes. Time the same bytes with and
+#   without a suspect step (a widening to int64, a trigonometric call) before calling a kernel
+#   memory-bound.
 # * A first call compiles: with an empty inductor cache, seconds for the first compile in a
 #   process and around a second for later ones; much less with a warm cache.
 #   Compile what runs many times, and read the cold and warm costs apart.

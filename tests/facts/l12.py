@@ -1,0 +1,224 @@
+"""Facts lesson 12 (compiling NumPy code) states about torch, each asserted on the installed torch."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import numpy as np
+import pytest
+import torch
+from torch._dynamo.testing import CompileCounter
+from torch._inductor.utils import run_and_get_code
+
+from tests.facts import fact
+
+
+def _eager(fn):
+    torch._dynamo.reset()
+    return torch.compile(fn, backend="eager")
+
+
+@fact(
+    "12",
+    "default-float-read-once",
+    "the setting is read **once per process**, the first time compiled code needs a default dtype",
+)
+def _():
+    from torch._numpy import _dtypes_impl
+
+    saved, before = _dtypes_impl._default_dtypes, torch._dynamo.config.numpy_default_float
+    try:
+        _dtypes_impl._default_dtypes = None  # as in a fresh process
+        torch._dynamo.config.numpy_default_float = "float64"
+        assert _dtypes_impl.default_dtypes().float_dtype == torch.float64
+        torch._dynamo.config.numpy_default_float = "float32"
+        assert _dtypes_impl.default_dtypes().float_dtype == torch.float64  # cached: the change is ignored
+    finally:
+        _dtypes_impl._default_dtypes, torch._dynamo.config.numpy_default_float = saved, before
+
+
+@fact("12", "scalars-come-back-as-0d-arrays", "Results that NumPy returns as scalars come back as 0-d arrays.")
+def _():
+    out = _eager(lambda x: x.sum())(np.arange(3.0))
+    assert type(out) is np.ndarray and out.shape == () and out.dtype == np.float64
+    assert isinstance(np.arange(3.0).sum(), np.floating)
+
+
+@fact(
+    "12",
+    "nep50-weak-python-numbers",
+    "Adding 100 to an int8 array stays int8 and wraps around past 127; a `np.float64` scalar turns a float32 "
+    "array into float64, where a Python float does not",
+)
+def _():
+    wrapped = _eager(lambda a: a + 100)(np.array([100, 1], np.int8))
+    assert wrapped.dtype == np.int8 and wrapped.tolist() == [-56, 101]
+    assert _eager(lambda a: a + 1.5)(np.ones(2, np.float32)).dtype == np.float32
+    assert _eager(lambda a: a + np.float64(1.5))(np.ones(2, np.float32)).dtype == np.float64
+
+
+@fact(
+    "12",
+    "out-of-range-python-int-is-an-error",
+    "a value that does not fit that dtype at all, such as 1000 for int8, is an error",
+)
+def _():
+    with pytest.raises(OverflowError):
+        np.array([1], np.int8) + 1000
+    with pytest.raises(Exception, match="1000|out of bounds|overflow"):
+        _eager(lambda a: a + 1000)(np.array([1], np.int8))
+
+
+@fact(
+    "12",
+    "new-float-dtypes-follow-torch",
+    "Dividing integer arrays gives float64 in NumPy and float32 compiled (PyTorch's default float, whatever "
+    "`numpy_default_float` says); the square root of int8 values gives NumPy's smallest fitting float, float16, "
+    "and float64 compiled.",
+)
+def _():
+    ints = np.arange(3)
+    assert (ints / 2).dtype == np.float64 and _eager(lambda a: a / 2)(ints).dtype == np.float32
+    assert np.sqrt(ints.astype(np.int8)).dtype == np.float16
+    assert _eager(np.sqrt)(ints.astype(np.int8)).dtype == np.float64
+
+
+@fact(
+    "12",
+    "wrap-numpy-uncompiled-runs-numpy",
+    "Called without `torch.compile`, the wrapper converts CPU tensors to NumPy arrays and back and NumPy runs "
+    "the code; a tensor that requires grad or lives on a GPU is refused, as `.numpy()` refuses it.",
+)
+def _():
+    wrapped = torch.compiler.wrap_numpy(lambda a: np.sqrt(a) + 1)
+    out = wrapped(torch.tensor([0.0, 4.0]))
+    assert isinstance(out, torch.Tensor) and out.tolist() == [1.0, 3.0]
+    with pytest.raises(RuntimeError, match="requires grad"):
+        wrapped(torch.ones(2, requires_grad=True))
+
+
+@fact(
+    "12",
+    "numpy-refuses-requires-grad",
+    "Outside `torch.compile`, `.numpy()` really converts, and it refuses a tensor that requires grad",
+)
+def _():
+    t = torch.ones(3)
+    assert np.shares_memory(t.numpy(), t.numpy())  # a view of the tensor's memory, not a copy
+    with pytest.raises(RuntimeError, match="requires grad"):
+        torch.ones(3, requires_grad=True).numpy()
+
+
+@fact(
+    "12",
+    "loop-count-compiles-new-graph",
+    "The number of iterations is baked into the graph, so a different number compiles a new graph.",
+)
+def _():
+    def repeat(x, n):
+        for _ in range(n):
+            x = np.sin(x)
+        return x
+
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    fn = torch.compile(repeat, backend=counter)
+    x = np.arange(3.0)
+    for n in (2, 4, 2):
+        fn(x, n)
+    assert counter.frame_count == 2
+
+
+@fact(
+    "12",
+    "rows-bitcast-lane-by-lane",
+    "From rows: two int64 vector loads, a mask and a shift, a narrowing to int32, and the bit cast, for which "
+    "inductor (torch 2.13) has no vector form. An operation without one is done one lane at a time",
+)
+def _():
+    from torch._inductor.cpu_vec_isa import pick_vec_isa
+
+    if not pick_vec_isa():
+        pytest.skip("inductor generates no vector code on this CPU")
+    from torchcourse.workloads import kmeans as km
+
+    torch._dynamo.reset()
+    X = torch.rand(64, 2)
+    W, c = km.linear_scores(torch.tensor([[0.2, 0.2], [0.8, 0.8]]))
+    _, (rows_code, *_) = run_and_get_code(torch.compile(km._rows_kernel), X, W, c, torch.empty(64, dtype=torch.int8))
+    _, (cols_code, *_) = run_and_get_code(
+        torch.compile(km._columns_kernel), km.to_columns(X), W, c, torch.empty(64, dtype=torch.int8)
+    )
+    assert re.search(r"tmpbuf_out\[i\] = c10::bit_cast<float>\(tmpbuf0\[i\]\)", rows_code)
+    assert "bit_cast" not in cols_code and "tmpbuf" not in cols_code
+
+
+@fact(
+    "12",
+    "stride-2-gathered-one-float-at-a-time",
+    "`X[:, 0]` is a stride-2 view, and the compiled NumPy loop fills each vector from it one float at a time",
+)
+def _():
+    from torch._inductor.cpu_vec_isa import pick_vec_isa
+
+    if not pick_vec_isa():
+        pytest.skip("inductor generates no vector code on this CPU")
+    from torchcourse.workloads import kmeans as km
+
+    torch._dynamo.reset()
+    X, means = km.make_blobs(64, dtype=np.float32)
+    _, (code, *_) = run_and_get_code(torch.compile(km.assign_numpy), X, means)
+    assert re.search(r"tmpbuf\[x0_inner\] = in_ptr0\[static_cast<int64_t>\(2L\*x0 \+ 2L\*x0_inner\)\]", code)
+
+
+@fact(
+    "12",
+    "fresh-output-faults-above-mmap-threshold",
+    "glibc's `malloc` serves a block above its *mmap threshold* (128 KiB at first, rising up to 32 MiB) with "
+    "fresh pages from the operating system and returns them when the block is freed, so every call pays one page "
+    "fault per 4 KiB page on first touch.",
+)
+def _():
+    if not sys.platform.startswith("linux"):
+        pytest.skip("glibc's allocator: Linux only")
+    import resource
+
+    def faults(fn):
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        fn()
+        return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+    nbytes = 40 * 2**20  # above the 32 MiB the threshold can reach
+    counts = [faults(lambda: torch.empty(nbytes, dtype=torch.int8).fill_(1)) for _ in range(3)]
+    assert min(counts) >= nbytes // 4096, counts  # every page, on every call
+    reused = torch.empty(nbytes, dtype=torch.int8)
+    reused.fill_(0)
+    assert faults(lambda: reused.fill_(1)) < 16  # the same bytes written into a buffer kept between calls
+
+
+@fact(
+    "12",
+    "thread-count-change-recompiles",
+    "Changing torch's thread count makes each compiled function compile once more (dynamo's guards include the "
+    "thread count: the recompile log says `GLOBAL_STATE changed: num_threads`)",
+)
+def _():
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    fn = torch.compile(lambda x: x * 2, backend=counter)
+    x = torch.ones(4)
+    before = torch.get_num_threads()
+    other = 1 if before != 1 else 2
+    from torchcourse.compiletools import captured_logs
+
+    try:
+        fn(x)
+        torch.set_num_threads(other)
+        with captured_logs(recompiles=True) as logs:
+            fn(x)
+        fn(x)
+    finally:
+        torch.set_num_threads(before)
+    assert counter.frame_count == 2
+    assert "GLOBAL_STATE changed: num_threads" in logs.text
