@@ -88,7 +88,9 @@ check("06.1", solve_system)
 #
 # An `n x n` by `n x n` matrix product took `seconds`. Write `matmul_gflops(n, seconds)` that
 # returns its throughput in GFLOP/s (10⁹ floating-point operations per second) as a Python
-# float. The check includes the published figures of the lesson.
+# float, counting the product as 2n³ operations, as the lesson does (its n³ multiply-adds,
+# each a multiplication and an addition). The check includes the published figures of the
+# lesson.
 
 
 # %%
@@ -121,7 +123,8 @@ check("06.3", residual_norm)
 #
 # You have one square matrix `A` and `k` right-hand sides stored as the **rows** of `B`
 # (shape `(k, n)`), as data often arrives. Write `solve_rows(A, B)` that returns `X` of shape
-# `(k, n)` whose row `i` solves `A @ X[i] == B[i]`. One call to `solve`, no loop.
+# `(k, n)` whose row `i` solves `A @ X[i] == B[i]`. One call to `solve`, no loop, and no
+# inverse (`solve(A, I)` builds one too).
 
 
 # %%

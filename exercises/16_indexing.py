@@ -90,9 +90,9 @@ check("16.1", clip_negatives_)
 # %% [markdown]
 # ### 16.2 · Rows with no negative entry
 #
-# `x` is a 2-D tensor. Write `nonnegative_rows(x)` that returns the rows of `x` in which every
-# entry is `>= 0`, in their original order: shape `(k, columns)`, where `k` may be zero.
-# No Python loop.
+# `x` is a 2-D tensor (it may have zero rows or zero columns). Write `nonnegative_rows(x)`
+# that returns the rows of `x` in which every entry is `>= 0` (a NaN is not), in their
+# original order: shape `(k, columns)`, where `k` may be zero. No Python loop.
 
 
 # %%

@@ -129,9 +129,9 @@ check("07.3", transfer_bytes)
 # ### 07.4 · GFLOP/s of a matrix product
 #
 # An `n×n` by `n×n` matrix product took `seconds`. Write `matmul_gflops(n, seconds)` that
-# returns the rate in GFLOP/s (10⁹ floating-point operations per second), counting a
-# multiply and an add as two operations. The check uses the published figures of the
-# lesson, e.g. 5000×5000 in 57.88 ms on a laptop GPU.
+# returns the rate in GFLOP/s (10⁹ floating-point operations per second), counting the
+# product as 2n³ operations: n³ multiply-adds, each a multiply and an add. The check uses
+# the published figures of the lesson, e.g. 5000×5000 in 57.88 ms on a laptop GPU.
 
 
 # %%
@@ -148,8 +148,9 @@ check("07.4", matmul_gflops)
 # ### 07.5 · GPU-friendly dtype and device
 #
 # Consumer GPUs are slow at float64. Write `gpu_friendly(t, device)` that returns `t` on
-# `device`, with float64 converted to float32 and every other dtype (float32, integers,
-# bool) kept as it is. Tip: one `.to(...)` call can change the device and the dtype together.
+# `device`, with float64 converted to float32 and every other dtype (float32, float16,
+# bfloat16, complex, integers, bool) kept as it is. Tip: one `.to(...)` call can change the
+# device and the dtype together.
 
 
 # %%
@@ -168,7 +169,8 @@ check("07.5", gpu_friendly)
 #
 # Data loaders often yield a dict such as `{"x": tensor, "y": tensor, "step": 7, "name":
 # "batch-0"}`. Write `batch_to(batch, device)` that returns a **new** dict with the same
-# keys: every tensor moved to `device`, every other value unchanged.
+# keys: every value that is a tensor (an `nn.Parameter` too) moved to `device`, every other
+# value kept as it is, even one that holds tensors (a list of tensors, a `PackedSequence`).
 
 
 # %%

@@ -114,7 +114,8 @@ check("08.2", unsaved_buffers)
 #
 # Complete `Standardise.__init__` so that the module stores the column means and standard
 # deviations of `data` (shape `(rows, features)`; PyTorch's default `std`) as **buffers**
-# named `mean` and `std`: they must follow `.to()` and be saved, but must not be trained.
+# named `mean` and `std`, each of shape `(features,)`: they must follow `.to()` and be saved,
+# but must not be trained.
 # `forward` is written for you.
 
 
@@ -188,9 +189,10 @@ check("08.5", predict)
 #
 # Complete `LazyProjection`: it projects each row `x` onto the column space of `A`, with
 # `P = A @ torch.linalg.pinv(A)` and output `x @ P.T`, as in the lesson. `P` must be built
-# **on the first call**, not in `__init__`, kept as a **buffer** afterwards (so `.to()` moves it), and
-# **not saved** by `state_dict()` (it is derived from `A`). Before the first call the
-# module's only buffer is `A`.
+# **on the first call**, not in `__init__`, kept as a **buffer** afterwards (so `.to()` moves
+# it, and later calls use it instead of building it again), and **not saved** by
+# `state_dict()` (it is derived from `A`). Before the first call the module's only buffer is
+# `A`.
 
 
 # %%

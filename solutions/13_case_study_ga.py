@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-23.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
 
 # %% [markdown]
 # # 13 · Case study: genetic-algorithm fitness: exercises

@@ -74,7 +74,8 @@ from torchcourse import check, hint
 #
 # `f` is a function that acts element by element (such as `torch.sin`) and `x` a tensor of
 # any shape. Write `derivative(f, x)` that returns `f'(x)` at every element, same shape as
-# `x`, using autograd. Return a plain tensor: one that does not require grad.
+# `x`, using autograd. Return a plain tensor: one that does not require grad, and that a
+# later call leaves as it is. Leave the caller's `x` as it is too (not requiring grad).
 
 
 # %%

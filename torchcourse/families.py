@@ -53,6 +53,29 @@ FAMILIES: dict[str, frozenset[str]] = {
         {"inverse", "linalg_inv", "linalg_inv_ex", "pinverse", "linalg_pinv", "cholesky_inverse", "linalg_tensorinv"}
         | {f"aten::{op}" for op in ("inverse", "linalg_inv", "linalg_inv_ex", "linalg_pinv", "cholesky_inverse")}
     ),
+    # every solver of a linear system: torch.linalg.solve and solve_ex reach aten::_linalg_solve_ex,
+    # lu_solve, lstsq, cholesky_solve and the triangular solvers their own aten operations
+    "solve": frozenset(
+        {"solve", "linalg_solve", "linalg_solve_ex", "lu_solve", "linalg_lu_solve", "lstsq", "linalg_lstsq"}
+        | {"cholesky_solve", "solve_triangular", "linalg_solve_triangular", "triangular_solve", "tensorsolve"}
+        | {"linalg_tensorsolve", "ldl_solve", "linalg_ldl_solve"}
+        | {
+            f"aten::{op}"
+            for op in (
+                "_linalg_solve_ex",
+                "linalg_solve",
+                "linalg_solve_ex",
+                "linalg_lu_solve",
+                "lu_solve",
+                "linalg_lstsq",
+                "cholesky_solve",
+                "_cholesky_solve_helper",
+                "linalg_solve_triangular",
+                "triangular_solve",
+                "linalg_ldl_solve",
+            )
+        }
+    ),
     "device copy": frozenset({"to", "cuda", "cpu", "copy_", "type", "pin_memory", "aten::_to_copy", "aten::copy_"}),
     "strided view": frozenset(
         {"as_strided", "as_strided_", "set_", "aten::as_strided", "aten::as_strided_", "aten::set_"}

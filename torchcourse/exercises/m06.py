@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from ..checks import Exercise
-from ..rules import Calls, NoLoop
+from ..families import FAMILIES
+from ..rules import Calls, Case, NoLoop, Rule, recorded_calls
 from ._inputs import randn
 from ._solutions import solution
+from ._types import python_float
 
 solve_system = solution("06", "solve_system")
 
@@ -34,6 +39,86 @@ project = solution("06", "project")
 
 
 spd_sqrt = solution("06", "spd_sqrt")
+
+
+# ---- rules ---------------------------------------------------------------------------
+
+
+class _SolverCalls(TorchDispatchMode):
+    """The aten operations of the "solve" family that an answer dispatches, with their right-hand sides."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.solves: list[tuple[str, torch.Tensor | None]] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        name = f"aten::{func.overloadpacket.__name__}"
+        if name in FAMILIES["solve"]:
+            rhs = args[_RHS.get(name, 1)] if len(args) > _RHS.get(name, 1) else None
+            self.solves.append((name, rhs if isinstance(rhs, torch.Tensor) else None))
+        return func(*args, **(kwargs or {}))
+
+
+# where each solver takes its right-hand side B (most take (A, B, ...))
+_RHS = {"aten::linalg_lu_solve": 2, "aten::lu_solve": 0, "aten::cholesky_solve": 0, "aten::triangular_solve": 0}
+
+
+def _is_identity(t: torch.Tensor) -> bool:
+    n = t.shape[-1] if t.dim() >= 2 else 0
+    if n < 2 or t.shape[-2] != n or t.device.type == "meta":
+        return False
+    return bool((t.detach() == torch.eye(n, dtype=t.dtype, device=t.device)).all())
+
+
+@dataclass
+class OneSolve(Rule):
+    """06.4's "one call to solve, no inverse": the answer dispatches exactly one solver operation
+    (the whole "solve" family counted at the aten level, so a second solve, or an lstsq doing the
+    work beside a token solve, is seen), and none of them has an identity matrix as its right-hand
+    side, which is how an inverse is built (inside torch, inv(A) is solve(A, I))."""
+
+    name = "one call to solve"
+
+    def judge(self, case: Case) -> str | None:
+        args = case.fresh()
+        rec = _SolverCalls()
+        try:
+            with rec:
+                case.fn(*args)
+        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
+            return None
+        if any(rhs is not None and _is_identity(rhs) for _, rhs in rec.solves):
+            return (
+                "your function solves with an identity matrix as the right-hand side, which computes the "
+                "inverse of A (inv(A) is solve(A, I)); solve for the rows of B themselves, with no inverse"
+            )
+        if len(rec.solves) > 1:
+            names = ", ".join(sorted({n.removeprefix("aten::") for n, _ in rec.solves}))
+            return (
+                f"your function solves {len(rec.solves)} times ({names}); the task asks for one call to "
+                "torch.linalg.solve that handles every right-hand side at once"
+            )
+        return None
+
+
+@dataclass
+class CallsOnce(Rule):
+    """The answer calls the torch function ``name`` exactly once (counted through a
+    TorchFunctionMode, so a call in a map, a generator or a helper counts every time it runs)."""
+
+    fn_name: str = ""
+    why: str = ""
+    name = "exactly one call"
+
+    def judge(self, case: Case) -> str | None:
+        try:
+            calls = recorded_calls(case.fn, case.fresh())
+        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
+            return None
+        n = calls.count(self.fn_name)
+        if n > 1:
+            return f"your function calls {self.fn_name} {n} times; {self.why or 'the task asks for one call'}"
+        return None
 
 
 # ---- inputs -------------------------------------------------------------------------
@@ -128,14 +213,17 @@ EXERCISES = [
         "GFLOP/s of a matrix product",
         matmul_gflops,
         cases=lambda: [(500, 2.29e-3), (1024, 0.015), (16, 2e-6), (5000, 2.21)],
+        extra=python_float("the throughput"),
         hints=[
-            "An n x n by n x n product does n³ multiplications and n³ additions.",
+            "The text counts the product as 2n³ operations: n³ multiply-adds, each a multiplication and an addition.",
             "GFLOP/s = operations / seconds / 1e9.",
         ],
         wrong=[
             lambda n, seconds: n**3 / seconds / 1e9,
             lambda n, seconds: 2 * n**2 / seconds / 1e9,
             lambda n, seconds: 2 * n**3 / seconds / 2**30,
+            lambda n, seconds: torch.tensor(2 * n**3 / seconds / 1e9),  # a tensor, not a Python float
+            lambda n, seconds: (2 * n - 1) * n * n / seconds / 1e9,  # another count than the text's 2n³
         ],
     ),
     Exercise(
@@ -143,6 +231,7 @@ EXERCISES = [
         "How far from solved? The residual norm",
         residual_norm,
         cases=_residual_cases,
+        extra=python_float("the norm"),
         hints=[
             "The residual is the vector A @ x - b: zero when x solves the system exactly.",
             "Its size is the Euclidean (2-)norm: torch.linalg.vector_norm. Return a Python float (.item()).",
@@ -151,6 +240,7 @@ EXERCISES = [
             lambda A, x, b: (A @ x - b).abs().max().item(),
             lambda A, x, b: ((A @ x - b) ** 2).sum().item(),
             lambda A, x, b: torch.linalg.vector_norm(x - b).item(),
+            lambda A, x, b: torch.linalg.norm(A @ x - b),  # a 0-d tensor, not a Python float
         ],
     ),
     Exercise(
@@ -161,6 +251,7 @@ EXERCISES = [
         rules=[
             NoLoop(grow=_more_equations),
             Calls(require=("linalg_solve",), forbid=("inverse",), why="one call to torch.linalg.solve, no inverse"),
+            OneSolve(),
         ],
         hints=[
             "solve(A, B) treats the *columns* of a 2-D B as right-hand sides.",
@@ -171,6 +262,12 @@ EXERCISES = [
             lambda A, B: torch.linalg.solve(A, B),
             lambda A, B: torch.linalg.solve(A, B, left=False),
             lambda A, B: torch.linalg.solve(A.T, B.T).T,
+            # a second solve against the identity: two calls
+            lambda A, B: torch.linalg.solve(A, torch.linalg.solve(torch.eye(len(A), dtype=A.dtype), B.T)).T,
+            # a token solve while lstsq does the work
+            lambda A, B: (torch.linalg.solve(A, B[0]), torch.linalg.lstsq(A, B.T).solution.T)[1],
+            # the inverse, built with solve(A, I)
+            lambda A, B: B @ torch.linalg.solve(A, torch.eye(len(A), dtype=A.dtype)).T,
         ],
     ),
     Exercise(
@@ -204,7 +301,10 @@ EXERCISES = [
             (randn(1, 2, 2, seed=42), randn(2, 2, seed=43)),
             (randn(6, 4, 4, seed=44, dtype=torch.float64), randn(4, 4, seed=45, dtype=torch.float64)),
         ],
-        rules=[Calls(require=("tensordot",), why="compute the scores with one torch.tensordot")],
+        rules=[
+            Calls(require=("tensordot",), why="compute the scores with one torch.tensordot"),
+            CallsOnce("tensordot", why="one torch.tensordot scores every image at once"),
+        ],
         hints=[
             "The score of image i is sum over all pixels (h, w) of images[i, h, w] * template[h, w].",
             "torch.tensordot(a, b, dims=k) sums over the last k dimensions of a and the first k of b.",
@@ -213,6 +313,11 @@ EXERCISES = [
             lambda images, template: images @ template.T,
             lambda images, template: (images * template).sum(),
             lambda images, template: torch.tensordot(images, template, dims=1),
+            lambda images, template: torch.stack([torch.tensordot(im, template, 2) for im in images]),
+            # a second tensordot, against an identity
+            lambda images, template: torch.tensordot(
+                torch.tensordot(images, template, 2), torch.eye(len(images), dtype=images.dtype), 1
+            ),
         ],
         rtol=1e-4,
         atol=1e-5,

@@ -7,14 +7,19 @@ same on a CPU-only machine and on a CUDA one.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_sequence
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from ..checks import Exercise
 from ..compare import compare, describe
-from ..rules import Calls, NewObject
+from ..rules import Calls, Case, NewObject, Rule
 from ._inputs import randint, randn
 from ._solutions import solution
+from ._types import container, python_int
 
 zeros_on = solution("07", "zeros_on")
 
@@ -35,6 +40,51 @@ batch_to = solution("07", "batch_to")
 
 
 pack = solution("07", "pack")
+
+
+class _GarbageMemory(TorchDispatchMode):
+    """Fills the memory every ``empty`` hands out with garbage (NaN for floating point, -7 for
+    integers), as uninitialised memory may hold: a result that is zeros only because the memory
+    happened to hold zeros shows it."""
+
+    _EMPTY = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "empty_permuted"}
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if func.overloadpacket.__name__ in self._EMPTY and isinstance(out, torch.Tensor):
+            if out.device.type != "meta" and out.numel():
+                if out.is_floating_point() or out.is_complex():
+                    out.fill_(math.nan)
+                elif out.dtype != torch.bool:
+                    out.fill_(-7)
+                else:
+                    out.fill_(True)
+        return out
+
+
+@dataclass
+class ZerosWhateverTheMemory(Rule):
+    """07.1's "a tensor of zeros": zeros whatever the memory held before (torch.empty's memory is
+    uninitialised, and NaN times 0 is NaN)."""
+
+    name = "zeros"
+
+    def judge(self, case: Case) -> str | None:
+        args = case.fresh()
+        try:
+            with _GarbageMemory():
+                got = case.fn(*args)
+        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
+            return None
+        if not isinstance(got, torch.Tensor) or got.device.type == "meta" or not got.numel():
+            return None
+        if not bool((got == 0).all()):
+            return (
+                "your result is zeros only because the memory it was made in held zeros: torch.empty's memory "
+                "is uninitialised, and garbage such as NaN stays garbage after * 0 or e - e; create zeros "
+                "(torch.zeros, or .zero_())"
+            )
+        return None
 
 
 def _zeros_cases():
@@ -72,6 +122,9 @@ def _friendly_cases():
         (randn(4, seed=87, dtype=torch.float64), "cpu"),
         (randn(2, 2, seed=88), "meta"),
         (randint(0, 2, 3, seed=89, dtype=torch.bool), "cpu"),
+        (randn(3, 2, seed=103, dtype=torch.float16), "meta"),  # a float, but not float64: kept
+        (randn(4, seed=104, dtype=torch.bfloat16), "cpu"),
+        (torch.complex(randn(3, seed=105, dtype=torch.float64), randn(3, seed=106, dtype=torch.float64)), "cpu"),
     ]
 
 
@@ -82,6 +135,10 @@ def _batch_cases():
         ({"a": randn(5, seed=93, dtype=torch.float64), "b": randn(2, 2, seed=94)}, "meta"),
         ({}, "meta"),  # an empty batch: still a new dict
         ({"only": "text", "n": 3}, "cpu"),  # nothing to move
+        # a Parameter is a tensor (moved); a list of tensors is not a tensor (kept as it is)
+        ({"w": nn.Parameter(randn(2, 3, seed=107)), "masks": [randn(2, seed=108), randn(3, seed=109)]}, "meta"),
+        # a PackedSequence has a .to() method but is not a tensor: kept as it is
+        ({"x": randn(3, seed=110), "seq": pack_sequence([randn(3, seed=111), randn(2, seed=112)])}, "meta"),
     ]
 
 
@@ -90,6 +147,19 @@ def _batch_to_in_place(batch, device):
         if isinstance(v, torch.Tensor):
             batch[k] = v.to(device)
     return batch
+
+
+def _shapes_as_named(args: tuple, got) -> str | None:
+    """07.7: ``shapes`` is "a list of their shapes as tuples" (a torch.Size is a tuple)."""
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        return None  # the comparison has said what is wrong
+    msg = container(list, "shapes")(args, got[1])
+    if msg:
+        return msg
+    for i, shape in enumerate(got[1]):
+        if not isinstance(shape, tuple):
+            return f"shapes[{i}] has the right numbers, but it is a {describe(shape)}: give each shape as a tuple"
+    return None
 
 
 def _pack_cases():
@@ -274,7 +344,8 @@ EXERCISES = [
             Calls(
                 forbid=("device copy",),
                 why="create the tensor directly on the device (device=...), not on the CPU and then moved",
-            )
+            ),
+            ZerosWhateverTheMemory(),
         ],
         hints=[
             "Every creation function takes dtype= and device=: torch.zeros(shape, dtype=..., device=...).",
@@ -284,6 +355,7 @@ EXERCISES = [
             lambda t, device: torch.zeros(t.shape),
             lambda t, device: torch.zeros(t.shape, device=device),
             lambda t, device: torch.zeros_like(t),
+            lambda t, device: torch.empty(t.shape, dtype=t.dtype, device=device).mul_(0),  # NaN * 0 is NaN
         ],
     ),
     Exercise(
@@ -307,12 +379,18 @@ EXERCISES = [
         "Bytes moved by a transfer",
         transfer_bytes,
         cases=_bytes_cases,
+        extra=python_int("the byte count"),
         hints=[
             "A transfer copies every element of t: how many elements, times how many bytes each.",
             "Not every dtype takes 4 bytes: t.element_size() says how many (8 for float64, 1 for int8). "
             "Count the elements of t itself, not of the storage behind it: a slice copies only what it shows.",
         ],
-        wrong=[lambda t: t.numel(), lambda t: t.numel() * 4, lambda t: len(t) * t.element_size()],
+        wrong=[
+            lambda t: t.numel(),
+            lambda t: t.numel() * 4,
+            lambda t: len(t) * t.element_size(),
+            lambda t: torch.tensor(t.numel() * t.element_size()),  # a tensor, not an int
+        ],
     ),
     Exercise(
         "07.4",
@@ -327,6 +405,7 @@ EXERCISES = [
             lambda n, seconds: n**3 / seconds / 1e9,
             lambda n, seconds: 2 * n**3 / seconds,
             lambda n, seconds: 2 * n**2 / seconds / 1e9,
+            lambda n, seconds: (2 * n - 1) * n * n / seconds / 1e9,  # another count than the text's 2n³
         ],
     ),
     Exercise(
@@ -342,6 +421,12 @@ EXERCISES = [
             lambda t, device: t.to(device),
             lambda t, device: t.to(device, dtype=torch.float32),
             lambda t, device: t.to(torch.float32 if t.dtype == torch.float64 else t.dtype),
+            # every floating dtype to float32: float16 and bfloat16 too
+            lambda t, device: t.to(device, torch.float32) if t.is_floating_point() else t.to(device),
+            # complex128 to float32: the imaginary part dropped
+            lambda t, device: (
+                t.to(device, torch.float32) if t.dtype in (torch.float64, torch.complex128) else t.to(device)
+            ),
         ],
     ),
     Exercise(
@@ -352,13 +437,22 @@ EXERCISES = [
         rules=[NewObject(what="dict")],
         hints=[
             "Build a new dict with a comprehension over batch.items().",
-            "Only tensors have .to(): check isinstance(value, torch.Tensor) and keep other values as they are.",
+            "Test each value with isinstance(value, torch.Tensor) (true for a Parameter too) and keep other "
+            "values as they are.",
         ],
         wrong=[
             lambda batch, device: {k: v.to(device) for k, v in batch.items()},
             lambda batch, device: batch,
             _batch_to_in_place,  # the right values, but in the caller's dict
             lambda batch, device: {k: v.to(device) for k, v in batch.items() if isinstance(v, torch.Tensor)},
+            # misses tensor subclasses such as a Parameter
+            lambda batch, device: {k: v.to(device) if type(v) is torch.Tensor else v for k, v in batch.items()},
+            # moves the tensors inside a list value too
+            lambda batch, device: torch.utils._pytree.tree_map(
+                lambda v: v.to(device) if isinstance(v, torch.Tensor) else v, batch
+            ),
+            # moves every value that has a .to() method, a PackedSequence too
+            lambda batch, device: {k: v.to(device) if hasattr(v, "to") else v for k, v in batch.items()},
         ],
     ),
     Exercise(
@@ -366,6 +460,7 @@ EXERCISES = [
         "Pack small tensors into one transfer (stretch)",
         pack,
         cases=_pack_cases,
+        extra=_shapes_as_named,
         hints=[
             "Flatten each tensor to 1-D, then concatenate the pieces with torch.cat.",
             "view(-1) fails on a non-contiguous tensor (a transpose); reshape(-1) copies when it must.",
@@ -375,6 +470,8 @@ EXERCISES = [
             lambda tensors: (torch.cat(tensors), [tuple(t.shape) for t in tensors]),
             lambda tensors: (torch.cat([t.view(-1) for t in tensors]), [tuple(t.shape) for t in tensors]),
             lambda tensors: (torch.cat([t.reshape(-1) for t in tensors]), [t.numel() for t in tensors]),
+            lambda tensors: (torch.cat([t.reshape(-1) for t in tensors]), [list(t.shape) for t in tensors]),
+            lambda tensors: (torch.cat([t.reshape(-1) for t in tensors]), tuple(tuple(t.shape) for t in tensors)),
         ],
     ),
     Exercise(

@@ -8,14 +8,17 @@ parameter where a buffer belongs, or a plain attribute, then shows as a missing 
 from __future__ import annotations
 
 import types
+import warnings
 
 import torch
 from torch import nn
 
 from ..checks import Exercise
-from ..rules import Rule
+from ..compare import compare
+from ..rules import Case, Rule
 from ._inputs import randn
 from ._solutions import solution
+from ._types import python_int
 
 # ---------------------------------------------------------------------------- 08.1
 
@@ -39,7 +42,9 @@ def _count_cases():
     net = nn.Sequential(
         nn.Linear(5, 3, device="meta"), nn.BatchNorm1d(3, device="meta"), nn.Linear(3, 1, device="meta")
     )
-    return [(nn.Linear(3, 4, device="meta"),), (net,), (frozen,), (_WithBuffers(),)]
+    tied = nn.Sequential(nn.Embedding(10, 4, device="meta"), nn.Linear(4, 10, device="meta"))
+    tied[1].weight = tied[0].weight  # one weight used twice: an optimiser trains its 40 numbers once
+    return [(nn.Linear(3, 4, device="meta"),), (net,), (frozen,), (_WithBuffers(),), (tied,)]
 
 
 # ---------------------------------------------------------------------------- 08.2
@@ -48,11 +53,23 @@ def _count_cases():
 unsaved_buffers = solution("08", "unsaved_buffers")
 
 
+class _Unsorted(nn.Module):
+    """Two unsaved buffers registered out of alphabetical order, and an unsaved None buffer
+    (registered, but nothing for .to() to move and nothing for named_buffers() to yield)."""
+
+    def __init__(self):
+        super().__init__()
+        self.zeta = nn.Buffer(torch.empty(2, device="meta"), persistent=False)
+        self.alpha = nn.Buffer(torch.empty(3, device="meta"), persistent=False)
+        self.register_buffer("empty_slot", None, persistent=False)
+        self.kept = nn.Buffer(torch.empty(1, device="meta"))
+
+
 def _unsaved_cases():
     nested = nn.Sequential(
         _WithBuffers(), nn.BatchNorm1d(2, device="meta"), nn.Sequential(nn.Linear(2, 2, device="meta"), _WithBuffers())
     )
-    return [(_WithBuffers(),), (nested,), (nn.BatchNorm1d(4, device="meta"),)]
+    return [(_WithBuffers(),), (nested,), (nn.BatchNorm1d(4, device="meta"),), (_Unsorted(),)]
 
 
 # ---------------------------------------------------------------------------- 08.3
@@ -100,6 +117,13 @@ class _StandardiseNotSaved(_Standardise):
         nn.Module.__init__(self)
         self.register_buffer("mean", data.mean(dim=0), persistent=False)
         self.register_buffer("std", data.std(dim=0), persistent=False)
+
+
+class _StandardiseKeepdim(_Standardise):
+    def __init__(self, data):
+        nn.Module.__init__(self)
+        self.mean = nn.Buffer(data.mean(dim=0, keepdim=True))  # shape (1, features), not (features,)
+        self.std = nn.Buffer(data.std(dim=0, keepdim=True))
 
 
 class _StandardiseSaved(Rule):
@@ -187,6 +211,45 @@ def _predict_extra(args, got):
     return None
 
 
+class _RunsInInferenceMode(Rule):
+    """08.5's "no autograd bookkeeping at all": every layer of the network runs with inference
+    mode on (seen by a hook on each sub-module), not only the copy that is returned."""
+
+    name = "inference mode"
+
+    def judge(self, case: Case) -> str | None:
+        module, *rest = case.fresh()
+        if not isinstance(module, nn.Module):
+            return None
+        seen: list[bool] = []
+        hooks = [
+            m.register_forward_pre_hook(lambda mod, inp: seen.append(torch.is_inference_mode_enabled()))
+            for m in module.modules()
+        ]
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                case.fn(module, *rest)
+        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
+            return None
+        finally:
+            for h in hooks:
+                h.remove()
+        if not all(seen):
+            return (
+                "the network ran outside inference mode (with autograd's bookkeeping on), even if what you return "
+                "is an inference tensor; call the module itself inside `with torch.inference_mode():`"
+            )
+        return None
+
+
+def _graph_then_copy(module, x):
+    module.eval()
+    y = module(x)  # autograd records the whole forward pass
+    with torch.inference_mode():
+        return y.clone()
+
+
 def _no_grad_predict(module, x):
     module.eval()
     with torch.no_grad():
@@ -237,6 +300,54 @@ class _RecomputedP(_LazyProjection):
         return x @ (self.A @ torch.linalg.pinv(self.A)).T
 
 
+class _RebuiltP(_LazyProjection):
+    def forward(self, x):
+        self.register_buffer("P", self.A @ torch.linalg.pinv(self.A), persistent=False)  # on every call
+        return x @ self.P.T
+
+
+class _PKeptAfterFirstCall(Rule):
+    """08.6's "built on the first call ... kept afterwards": a second call uses the P of the first.
+    The check catches the module that ``inspect_lazy`` builds and calls (a global forward hook),
+    changes its A in place and calls it again on the same x: a P that is kept gives the first output
+    again, a P rebuilt on every call follows the new A."""
+
+    name = "P kept after the first call"
+
+    def judge(self, case: Case) -> str | None:
+        calls: list[tuple[nn.Module, tuple, object]] = []
+        hook = nn.modules.module.register_module_forward_hook(lambda m, inp, out: calls.append((m, inp, out)))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                case.fn(*case.fresh())
+        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
+            return None
+        finally:
+            hook.remove()
+        if not calls or not isinstance(calls[-1][2], torch.Tensor):
+            return None
+        module, inputs, out = calls[-1]  # the outermost module's hook runs last
+        A = getattr(module, "A", None)
+        if not isinstance(A, torch.Tensor):
+            return None
+        first = out.detach().clone()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                with torch.no_grad():
+                    A.copy_(A.flip(0))  # rows reversed: another column space
+                second = module(*inputs)
+        except Exception:  # noqa: BLE001
+            return None
+        if compare(second, first, rtol=1e-4, atol=1e-5) is not None:
+            return (
+                "P is built again on a later call (a second call, after A changed, projected onto the new A): "
+                "build P only when it is None, on the first call, and keep it"
+            )
+        return None
+
+
 def _lazy_cases():
     return [
         (randn(30, 4, seed=820), randn(5, 30, seed=821)),
@@ -251,6 +362,7 @@ EXERCISES = [
         "Count the trainable numbers",
         count_trainable,
         cases=_count_cases,
+        extra=python_int("the count"),
         hints=[
             "module.parameters() yields every parameter, through all sub-modules.",
             "Count numbers, not tensors (p.numel()), and only those with p.requires_grad; buffers are not parameters.",
@@ -259,6 +371,11 @@ EXERCISES = [
             lambda module: len(list(module.parameters())),
             lambda module: sum(p.numel() for p in module.parameters()),
             lambda module: sum(t.numel() for t in module.state_dict().values()),
+            # a tied weight counted twice
+            lambda module: sum(
+                p.numel() for _, p in module.named_parameters(remove_duplicate=False) if p.requires_grad
+            ),
+            lambda module: torch.tensor(sum(p.numel() for p in module.parameters() if p.requires_grad)),  # a tensor
         ],
     ),
     Exercise(
@@ -275,6 +392,7 @@ EXERCISES = [
             lambda module: sorted(name for name, _ in module.named_buffers()),
             lambda module: sorted(module._non_persistent_buffers_set),
             lambda module: sorted(set(module.state_dict()) - {n for n, _ in module.named_parameters()}),
+            lambda module: [n for n, _ in module.named_buffers() if n not in module.state_dict()],  # unsorted
         ],
     ),
     Exercise(
@@ -293,6 +411,7 @@ EXERCISES = [
             _inspect_with(_StandardiseParameters),
             _inspect_with(_StandardiseBiased),
             _inspect_with(_StandardiseNotSaved),
+            _inspect_with(_StandardiseKeepdim),
         ],
     ),
     Exercise(
@@ -315,12 +434,13 @@ EXERCISES = [
         predict,
         cases=lambda: [(_net(830, 3, 2), randn(4, 3, seed=831)), (_net(840, 5, 1), randn(2, 5, seed=841))],
         extra=_predict_extra,
+        rules=[_RunsInInferenceMode()],
         hints=[
             "Dropout and BatchNorm behave differently in training: module.eval() switches them to "
             "evaluation behaviour.",
             "Then compute the output inside `with torch.inference_mode():`.",
         ],
-        wrong=[_train_mode_predict, _no_grad_predict, lambda module, x: module.eval()(x)],
+        wrong=[_train_mode_predict, _no_grad_predict, lambda module, x: module.eval()(x), _graph_then_copy],
         rtol=1e-5,
         atol=1e-5,
     ),
@@ -329,6 +449,7 @@ EXERCISES = [
         "A lazy projection buffer (stretch)",
         inspect_lazy,
         cases=_lazy_cases,
+        rules=[_PKeptAfterFirstCall()],
         hints=[
             "In __init__, register P as a buffer holding None: self.register_buffer('P', None, ...). "
             "A None buffer is skipped by named_buffers() and state_dict().",
@@ -341,6 +462,7 @@ EXERCISES = [
             _inspect_lazy_with(_PersistentP),
             _inspect_lazy_with(_EagerP),
             _inspect_lazy_with(_RecomputedP),
+            _inspect_lazy_with(_RebuiltP),
         ],
         rtol=1e-4,
         atol=1e-5,

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import torch
 
 from ..checks import Exercise
-from ..rules import Graph, NoLoop, below_bytes_per_element
+from ..families import FAMILIES
+from ..rules import Case, Graph, NoLoop, Rule, below_bytes_per_element
 from ..workloads import ga
 from ._inputs import generator, randint, randn
 from ._solutions import solution
@@ -69,9 +71,11 @@ def _feasible2_cases():
             [3.0, 4.0, -1.0],  # x² + z² = 10: feasible
             [3.0, 4.0, -1.5],  # x² + z² > 10: infeasible
             [1.0, 3.5, -1.5],  # x + y + z = 3: feasible
-            [0.99, 5.0, -1.0],
+            [0.99, 5.0, -1.0],  # x < 1
+            [1 - 1e-12, 5.0, -1.0],  # x just below 1: infeasible (float32 would round x to 1)
+            [1.0, 3 + 1e-12, -0.5],  # y just above 3: feasible (float32 would round y to 3)
         ]
-    )  # x < 1
+    )
     return [(ga.random_points(200, ga.BOX2, seed=11),), (boundary,), (ga.random_points(7, ga.BOX2, seed=12),)]
 
 
@@ -83,9 +87,11 @@ def _fitness3_cases():
             [0.5, 0.0, 0.5],  # x + z = 1: feasible
             [2.0, 1.0, 5.0],  # z = 5: feasible
             [2.0, 1.0, 5.5],  # z > 5
-            [-0.1, 1.0, 2.0],
+            [-0.1, 1.0, 2.0],  # x < 0
+            [1.0, math.pi, 1.5],  # cos y + z = -1 + 1.5 = 0.5 exactly: feasible
+            [2.0, 0.0, -0.5],  # cos y + z = 1 - 0.5 = 0.5 exactly: feasible
         ]
-    )  # x < 0
+    )
     return [(ga.random_points(300, ga.BOX3, seed=13),), (boundary,)]
 
 
@@ -122,10 +128,12 @@ def _best_k_cases():
 
 def _generation_cases():
     cases = []
-    for n, seed in ((16, 51), (64, 52)):
+    for n, seed, best in ((16, 51, 0), (64, 52, 0), (24, 53, 13)):
         g = generator(seed)
         pop = ga.random_points(n, ga.BOX2, seed=seed)
-        pop[0] = torch.tensor([1.2, 3.3, -0.3], dtype=torch.float64)  # at least one feasible point
+        pop[best] = torch.tensor([1.2, 3.3, -0.3], dtype=torch.float64)  # at least one feasible point
+        if best:  # the best individual is not row 0: elitism must look for it
+            pop[0] = torch.tensor([0.0, 0.0, 1.0], dtype=torch.float64)  # infeasible
         cost = ga.fitness2_torch(pop)
         pairs = torch.randint(0, n, (n, 4), generator=g)
         blend = torch.empty(n, 3, dtype=torch.float64).uniform_(-0.25, 1.25, generator=g)
@@ -176,6 +184,64 @@ def _select_with_branch(pop, pairs):
     return pop[winners], cost[winners]
 
 
+class _PythonNumbers(torch.overrides.TorchFunctionMode):
+    """The torch-level calls that turn a tensor into Python numbers (.item(), .tolist(), int(t), ...).
+
+    Only a TorchFunctionMode: a TorchDispatchMode around an answer that uses torch.cond leaves
+    Dynamo's cache so that the answer's next plain call fails."""
+
+    NAMES = frozenset(n for n in FAMILIES["to Python"] if not n.startswith("aten::"))
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = getattr(func, "__name__", "")
+        if name in self.NAMES:
+            self.found.append(name)
+        return func(*args, **(kwargs or {}))
+
+
+class _NoPythonNumbers(Rule):
+    """13.8's "no .item() or .tolist()": the answer never turns a tensor into Python numbers, even
+    where torch.compile would still capture one graph around it."""
+
+    name = "no .item() or .tolist()"
+
+    def judge(self, case: Case) -> str | None:
+        args = case.fresh()
+        rec = _PythonNumbers()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                with rec:
+                    case.fn(*args)
+        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
+            return None
+        if rec.found:
+            shown = {"__int__": "int(tensor)", "__float__": "float(tensor)", "__bool__": "bool(tensor)"}
+            what = shown.get(rec.found[0], rec.found[0].strip("_"))
+            return (
+                f"your function calls {what}, which turns a tensor into Python numbers; the task asks for no "
+                ".item() or .tolist(): keep every value a tensor"
+            )
+        return None
+
+
+def _select_with_item(pop, pairs):
+    cost = ga.fitness2_torch(pop)
+    _ = cost.sum().item()  # torch.compile may still capture one graph: .item() is what the text forbids
+    winners = torch.where(cost[pairs[:, 0]] <= cost[pairs[:, 1]], pairs[:, 0], pairs[:, 1])
+    return pop[winners], cost[winners]
+
+
+def _elite_is_row_0(pop, cost, pairs, blend, mutate, noise):
+    children, _ = ga_generation(pop, cost, pairs, blend, mutate, noise)
+    children = torch.cat([pop[:1], children[1:]])  # row 0 of pop, not the best individual
+    return children, ga.fitness2_torch(children)
+
+
 # The module's text: "No Python loops over individuals", judged by behaviour (work that grows
 # with the population, whatever spells the loop).
 NO_LOOP = NoLoop()
@@ -221,6 +287,7 @@ EXERCISES = [
                 & (p[:, 0] ** 2 + p[:, 2] ** 2 <= 10)
             ),
             lambda p: (p[:, 0] >= 1) & (p[:, 1] > 3) & (p[:, 1] <= 7) & (p[:, 2] < 0) & (p.sum(1) >= 3),
+            lambda p: feasible2_mask(p.float()),  # float32 rounds points near a boundary onto it
             lambda p: (
                 (p[:, 0] >= 1)
                 & (p[:, 1] > 3)
@@ -246,6 +313,7 @@ EXERCISES = [
             lambda p: torch.sin(p[:, 0]) + p[:, 0] ** 2 - 2 * torch.cos(p[:, 1]) + p[:, 1] ** 2 + p[:, 2] ** 2,
             lambda p: -fitness3(p),
             lambda p: torch.where(p[:, 1] < math.pi, fitness3(p), torch.inf),
+            lambda p: torch.where(torch.cos(p[:, 1]) + p[:, 2] > 0.5, fitness3(p), torch.inf),  # strict
         ],
     ),
     Exercise(
@@ -312,6 +380,7 @@ EXERCISES = [
             _no_elitism,
             _worst_parents,
             lambda pop, cost, pairs, blend, mutate, noise: ga_generation(pop, cost, pairs, 1 - blend, mutate, noise),
+            _elite_is_row_0,
         ],
     ),
     Exercise(
@@ -319,7 +388,10 @@ EXERCISES = [
         "Fitness and selection in one graph",
         select_parents,
         cases=_select_cases,
-        rules=[Graph(max_graphs=1)],
+        rules=[
+            Graph(max_graphs=1),
+            _NoPythonNumbers(),
+        ],
         hints=[
             "cost = ga.fitness2_torch(pop); then each row of pairs picks the index with the lower cost "
             "(torch.where, as in 13.4), and you index pop and cost with the winners.",
@@ -335,6 +407,7 @@ EXERCISES = [
                 ),
             ),
             lambda pop, pairs: (pop[pairs[:, 0]], ga.fitness2_torch(pop)[pairs[:, 0]]),
+            _select_with_item,
         ],
     ),
 ]

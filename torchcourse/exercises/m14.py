@@ -8,8 +8,9 @@ import torch
 from torch.func import grad, vmap
 
 from ..checks import Exercise
+from ..compare import compare
 from ..families import FAMILIES
-from ..rules import Rule, recorded_calls
+from ..rules import Case, Rule, recorded_calls
 from ._inputs import randn
 from ._solutions import solution
 
@@ -157,12 +158,16 @@ def _polar_cases():
 
 
 class _DerivativeFromAutograd(Rule):
-    """14.3 takes g' from autograd, in any mode: torch.autograd.grad, .backward(), torch.func's
-    grad/vjp/jacrev (they reach autograd.grad), forward mode through torch.autograd.forward_ad or
-    torch.func.jvp/jacfwd (they reach _make_dual); not a finite difference or a derivative typed in."""
+    """14.1 and 14.3 take the derivative from autograd, in any mode: torch.autograd.grad, .backward(),
+    torch.func's grad/vjp/jacrev (they reach autograd.grad), forward mode through
+    torch.autograd.forward_ad or torch.func.jvp/jacfwd (they reach _make_dual); not a finite
+    difference, a complex step or a derivative typed in."""
 
-    name = "g' from autograd"
+    name = "derivative from autograd"
     every_case = False
+
+    def __init__(self, what: str = "g'") -> None:
+        self.what = what
 
     def judge(self, case):
         try:
@@ -171,10 +176,58 @@ class _DerivativeFromAutograd(Rule):
             return None
         if not calls & FAMILIES["autograd"]:
             return (
-                "your function never asks autograd for g'; use torch.autograd.grad, .backward(), "
+                f"your function never asks autograd for {self.what}; use torch.autograd.grad, .backward(), "
                 "torch.func or forward-mode autograd"
             )
         return None
+
+
+class _LeavesXAlone(Rule):
+    """14.1: the caller's ``x`` keeps what it was (no requires_grad switched on, no .grad left on it),
+    and a result is kept afterwards: a second call does not change the tensor the first returned
+    (``x.grad`` returned twice is one tensor, and the second backward adds into it)."""
+
+    name = "x left alone"
+
+    def judge(self, case: Case) -> str | None:
+        f, x = case.fresh()
+        if not isinstance(x, torch.Tensor):
+            return None
+        requires_grad = x.requires_grad
+        try:
+            first = case.fn(f, x)
+            kept = first.detach().clone() if isinstance(first, torch.Tensor) else None
+            case.fn(f, x)
+        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
+            return None
+        if x.requires_grad != requires_grad or x.grad is not None:
+            return (
+                "your function changed the caller's x (it now requires grad, or holds a .grad); differentiate a "
+                "new leaf instead: x.detach().requires_grad_()"
+            )
+        if kept is not None and compare(first, kept, rtol=0, atol=0) is not None:
+            return (
+                "calling your function a second time changed the tensor the first call returned (a .grad that "
+                "accumulates); return a new tensor each call, e.g. from torch.autograd.grad"
+            )
+        return None
+
+
+def _derivative_in_x_grad(f, x):
+    x.requires_grad_(True)
+    f(x).sum().backward()
+    return x.grad
+
+
+def _complex_step(f, x):
+    h = 1e-20
+    return (f(torch.complex(x, torch.full_like(x, h))).imag / h).to(x.dtype)
+
+
+def _hessian_by_differences(points, h=1e-4):
+    g = vmap(grad(_f3))
+    steps = torch.eye(3, dtype=points.dtype) * h
+    return torch.stack([(g(points + e) - g(points - e)) / (2 * h) for e in steps], dim=2)
 
 
 EXERCISES = [
@@ -184,6 +237,7 @@ EXERCISES = [
         derivative,
         cases=_derivative_cases,
         extra=_requires_no_grad,
+        rules=[_DerivativeFromAutograd("f'"), _LeavesXAlone()],
         hints=[
             "Make a fresh leaf that requires grad: x = x.detach().requires_grad_(), then y = f(x).",
             "torch.autograd.grad needs a scalar: differentiate y.sum(). Because f acts element-wise, "
@@ -193,6 +247,9 @@ EXERCISES = [
             lambda f, x: f(x),
             lambda f, x: (f(x + 1e-4) - f(x)) / 1e-4,
             lambda f, x: torch.autograd.grad(f(x2 := x.detach().requires_grad_()).sum(), x2, create_graph=True)[0],
+            _complex_step,  # the right numbers, not from autograd
+            _derivative_in_x_grad,  # the caller's x changed, and its .grad grows with each call
+            lambda f, x: torch.autograd.grad(f(x.requires_grad_()).sum(), x)[0],  # the caller's x requires grad
         ],
     ),
     Exercise(
@@ -259,6 +316,9 @@ EXERCISES = [
         "One Hessian per point",
         hessians_f3,
         cases=lambda: [(_points(6, 74),), (_points(1, 75),)],
+        # float64 inputs: autograd and a Hessian worked out exactly agree to ~1e-15; a finite difference does not
+        rtol=1e-12,
+        atol=1e-12,
         hints=[
             "torch.func.hessian(f) is a function returning the 3×3 Hessian of f at one point v of shape (3,).",
             "vmap runs it over the rows: vmap(hessian(f))(points) has shape (N, 3, 3). Write f for one "
@@ -270,6 +330,7 @@ EXERCISES = [
             lambda p: torch.diag_embed(
                 torch.stack([2 + torch.sin(p[:, 0]), 2 * torch.cos(p[:, 1]) + 2, 2 + 0 * p[:, 2]], 1)
             ),
+            _hessian_by_differences,  # close (about 1e-9), not exact
         ],
     ),
     Exercise(

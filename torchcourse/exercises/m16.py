@@ -13,6 +13,7 @@ from ..checks import Exercise
 from ..rules import NoLoop
 from ._inputs import generator, randint, randn
 from ._solutions import solution
+from .m02 import InItsOwnMemory  # an in-place answer keeps its storage: no t.data = ..., no t.set_(...)
 
 # ------------------------------------------------------------------ references
 
@@ -83,6 +84,29 @@ def _returns_its_input(args: tuple, got) -> str | None:
     return None
 
 
+def _storage_swap(compute):
+    """A wrong in-place answer: the right values, put in new memory with ``t.data = ...``."""
+
+    def answer(t, *rest):
+        t.data = compute(t, *rest)
+        return t
+
+    return answer
+
+
+def _storage_set(compute):
+    """A wrong in-place answer: the right values, put in new memory with ``t.set_(...)``."""
+
+    def answer(t, *rest):
+        return t.set_(compute(t, *rest))
+
+    return answer
+
+
+def _lower(m: torch.Tensor) -> torch.Tensor:
+    return torch.ones(m.shape, dtype=torch.bool).tril(-1)
+
+
 def _perm(n: int, seed: int) -> torch.Tensor:
     return torch.randperm(n, generator=generator(seed))
 
@@ -103,10 +127,11 @@ EXERCISES = [
             (randn(5, 3, seed=4).T,),  # transposed: not contiguous
             (randn(0, 3, seed=5),),
             (torch.tensor([[-1.5]]),),
+            (randn(4, 6, seed=6)[1:, ::2],),  # rows of the caller's tensor: the change must show there too
         ],
         inplace=True,
         extra=_returns_its_input,
-        rules=[NO_LOOP],
+        rules=[NO_LOOP, InItsOwnMemory()],
         hints=[
             "`t < 0` is a boolean mask of the same shape as t; a mask inside square brackets picks those entries.",
             "On the left of `=`, `t[mask] = 0` writes into t's own storage. Then return t itself.",
@@ -115,6 +140,8 @@ EXERCISES = [
             lambda t: torch.where(t < 0, 0, t),  # a new tensor: t is unchanged
             lambda t: t[t >= 0],  # drops the negatives instead of clearing them
             lambda t: t.abs_(),  # in place, but flips the sign
+            _storage_swap(lambda t: t.clamp(min=0)),  # t shows the values, in new memory
+            _storage_set(lambda t: t.clamp(min=0)),
         ],
     ),
     Exercise(
@@ -128,6 +155,8 @@ EXERCISES = [
             (-torch.ones(3, 2),),  # no row qualifies: shape (0, 2)
             (torch.ones(1, 1, dtype=torch.float64),),
             (randn(0, 4, seed=9),),
+            (torch.tensor([[1.0, float("nan")], [0.0, 2.0], [float("nan"), -1.0]]),),  # NaN is not >= 0
+            (torch.ones(3, 0),),  # no columns: no entry is negative, every row stays
         ],
         rules=[NO_LOOP],
         hints=[
@@ -138,6 +167,8 @@ EXERCISES = [
             lambda x: x[x >= 0],  # a flat 1-D result of entries, not rows
             lambda x: x * (x >= 0).all(dim=1, keepdim=True),  # zeroes rows instead of dropping them
             lambda x: x[(x >= 0).any(dim=1)],  # rows with at least one non-negative entry
+            lambda x: x[~(x < 0).any(dim=1)],  # keeps the rows with a NaN
+            lambda x: x[x.min(dim=1).values >= 0],  # fails with no columns
         ],
     ),
     Exercise(
@@ -198,6 +229,8 @@ EXERCISES = [
             (randn(3, 5, seed=24).T, _labels(5, 3, seed=25)),  # transposed
             (randn(1, 1, seed=26), torch.tensor([0])),
             (randn(0, 4, seed=27), torch.zeros(0, dtype=torch.int64)),
+            (torch.tensor([[-torch.inf, 1.0, torch.inf], [2.0, -torch.inf, 0.5]]), torch.tensor([1, 0])),  # infinities
+            (randint(-9, 9, 4, 3, seed=28, dtype=torch.int32), _labels(4, 3, seed=29)),  # int32 scores
         ],
         rules=[NO_LOOP],
         hints=[
@@ -209,6 +242,8 @@ EXERCISES = [
             lambda s, i: s[:, i],  # a (rows, rows) grid: every row at every index
             lambda s, i: s[i],  # whole rows
             lambda s, i: s.gather(0, i.unsqueeze(0)).squeeze(0),  # gathers down the columns
+            # inf * 0 is NaN, and the int64 one-hot promotes int32 scores
+            lambda s, i: (s * torch.nn.functional.one_hot(i, s.shape[1])).sum(1),
         ],
     ),
     Exercise(
@@ -221,6 +256,7 @@ EXERCISES = [
             (randn(5, 3, seed=32).T, randn(3, 5, seed=33)),  # transposed keys
             (randn(1, 1, seed=34), randn(1, 1, seed=35)),
             (randn(0, 3, seed=36), randn(0, 3, seed=37)),
+            (randn(3, 4, seed=38), randint(-9, 9, 3, 4, seed=39, dtype=torch.int32)),  # int32 values
         ],
         rules=[NO_LOOP],
         hints=[
@@ -232,6 +268,7 @@ EXERCISES = [
             lambda k, v: v.amax(dim=1),  # the largest value, wherever the key is
             lambda k, v: v[k.argmax(dim=1)],  # whole rows of values
             lambda k, v: v.gather(1, k.argmin(dim=1, keepdim=True)).squeeze(1),  # smallest key
+            lambda k, v: (v * torch.nn.functional.one_hot(k.argmax(1), k.shape[1])).sum(1),  # int32 becomes int64
         ],
     ),
     Exercise(
@@ -268,6 +305,7 @@ EXERCISES = [
             (randn(5, 3, seed=42, dtype=torch.float64).T,),  # transposed
             (-torch.ones(1, 1),),
             (randn(0, 3, seed=43),),
+            (torch.tensor([[-torch.inf, 1.0, 2.0], [0.5, -torch.inf, 0.5]]),),  # -inf off the maximum becomes 0
         ],
         rules=[NO_LOOP],
         hints=[
@@ -280,6 +318,7 @@ EXERCISES = [
             lambda x: torch.where(x == x.amax(dim=0), x, torch.zeros_like(x)),  # column maxima
             lambda x: torch.where(x == x.amax(dim=1, keepdim=True), 1, 0).to(x.dtype),  # a mask, not the values
             lambda x: torch.zeros_like(x).scatter(1, x.argmax(1, keepdim=True), x.amax(1, keepdim=True)),  # one copy
+            lambda x: x * (x == x.amax(dim=1, keepdim=True)),  # -inf * 0 is NaN
         ],
     ),
     Exercise(
@@ -383,10 +422,11 @@ EXERCISES = [
             (randn(4, 3, seed=60).T, 0.0),  # transposed: not contiguous
             (randn(1, 1, seed=61), 3.0),  # no entry below the diagonal
             (randn(0, 3, seed=62), 1.0),
+            (randn(5, 6, seed=63)[1:, 1:], 2.0),  # a window of the caller's matrix
         ],
         inplace=True,
         extra=_returns_its_input,
-        rules=[NO_LOOP],
+        rules=[NO_LOOP, InItsOwnMemory()],
         hints=[
             "Entry (i, j) is strictly below the diagonal when i > j: compare a column of row numbers with a "
             "row of column numbers, or use `tril(diagonal=-1)` on a boolean tensor of ones.",
@@ -396,6 +436,7 @@ EXERCISES = [
             lambda m, v: m.masked_fill(torch.ones(m.shape, dtype=torch.bool).tril(-1), v),  # a new tensor
             lambda m, v: m.masked_fill_(torch.ones(m.shape, dtype=torch.bool).tril(), v),  # diagonal too
             lambda m, v: m.masked_fill_(torch.ones(m.shape, dtype=torch.bool).triu(1), v),  # upper triangle
+            _storage_swap(lambda m, v: m.masked_fill(_lower(m), v)),  # m shows the values, in new memory
         ],
     ),
 ]
