@@ -429,3 +429,19 @@ def test_results_equal_by_value_pass_whatever_their_python_type():
     assert compare(np.float32(0.5), 0.5) is None
     # a different value still fails, and a bool is not a count
     assert compare(np.str_("cuda"), "cpu") and compare(np.bool_(False), True) and compare(True, 1)
+
+
+def test_recorders_leave_torch_cond_working():
+    """torch.cond traces its branches with dynamo: under the recorders' modes it used to fail and
+    leave dynamo's cache for it broken, so the learner's next plain call failed too."""
+    from torchcourse.growth import work_done
+
+    def cond_answer(x):
+        return torch.cond(x.sum() > 0, lambda x: x - x.min(), lambda x: x / x.sum(), (x,))
+
+    x = torch.tensor([1.0, -2.0, 4.0])
+    assert "cond" in recorded_calls(cond_answer, (x,))
+    assert work_done(cond_answer, (x,)).ops["torch.cond"] == 1
+    case = Case(fn=cond_answer, args=(x,), got=None, fresh=lambda: (x.clone(),))
+    assert NoLoop().judge(case) is None
+    assert torch.equal(cond_answer(x), x - x.min())  # a plain call still works afterwards

@@ -19,11 +19,12 @@ with ``set_stance("force_eager")`` so that what they would unroll is counted too
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
 import sys
 import sysconfig
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -95,6 +96,27 @@ class _ToPython(torch.overrides.TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
+@contextlib.contextmanager
+def plain_cond(count: Callable[[], None]) -> Iterator[None]:
+    """While recording under our own function and dispatch modes, ``torch.cond`` runs with those
+    two modes popped (and ``count()`` called once): cond traces its branches with dynamo, which
+    fails under a mode and leaves dynamo's cache for cond broken for the learner's next call."""
+    from torch.utils import _python_dispatch
+
+    original = torch.cond
+
+    def cond(*args: Any, **kwargs: Any) -> Any:
+        count()
+        with torch.overrides._pop_mode_temporarily(), _python_dispatch._pop_mode_temporarily():
+            return original(*args, **kwargs)
+
+    torch.cond = cond
+    try:
+        yield
+    finally:
+        torch.cond = original
+
+
 def work_done(fn: Callable[..., Any], args: tuple) -> Work:
     """Run ``fn(*args)`` once and count what it did (see the module's docstring). Raises what ``fn`` raises."""
     work = Work()
@@ -107,7 +129,11 @@ def work_done(fn: Callable[..., Any], args: tuple) -> Work:
         return tracer
 
     old = sys.gettrace()
-    with torch.compiler.set_stance("force_eager"), _ToPython(work), _Ops(work):
+
+    def cond_seen() -> None:
+        work.ops["torch.cond"] += 1
+
+    with torch.compiler.set_stance("force_eager"), _ToPython(work), _Ops(work), plain_cond(cond_seen):
         sys.settrace(tracer)
         try:
             fn(*args)

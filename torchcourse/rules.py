@@ -23,7 +23,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from .compare import shares_memory
 from .families import FAMILIES
-from .growth import directions, growth, tiled
+from .growth import directions, growth, plain_cond, tiled
 
 
 @dataclass
@@ -209,7 +209,7 @@ class _AtenRecorder(TorchDispatchMode):
 def recorded_calls(fn: Callable[..., Any], args: tuple) -> list[str]:
     """Names of the torch functions and tensor methods ``fn(*args)`` calls (a TorchFunctionMode),
     and of the aten operations they dispatch, as ``aten::name`` (a TorchDispatchMode)."""
-    with _Recorder() as rec, _AtenRecorder(rec.calls):
+    with _Recorder() as rec, _AtenRecorder(rec.calls), plain_cond(lambda: rec.calls.append("cond")):
         fn(*args)
     return rec.calls
 
