@@ -30,13 +30,13 @@ Variants (one implementation each; the lesson and the benchmark import them):
 Why the layout matters. In rows, ``x0`` and ``x1`` alternate in memory. :func:`_coordinates`
 loads each pair as one int64 and splits it with bit casts, but the CPU code inductor generates
 (torch 2.13) does the int32 -> float32 bit cast one lane at a time through a small stack
-buffer; the compiler writes that buffer in two 32-byte halves and reads it back as one 64-byte
-vector, a store-forwarding stall (``perf annotate`` puts about a third of the loop's samples
-there). The rows version is then limited by the CPU, not by memory: on the course's 2-core
-machine, at 20M points, it takes 15 ms where a compiled sum reading the same 160 MB takes
-4.7 ms (and 29 ms on one thread against 15 ms on two). Stored as columns, the
-loop loads two plain float32 vectors and runs at 85-90% of the copy bandwidth there. K-Means
-repeats the step on the same points every iteration, so the one-off transpose is paid once.
+buffer (inductor has no vector form for that step; module 12 prints the generated lines).
+Stored as columns, the loop loads two plain float32 vectors. Both layouts read the same bytes
+(8 B a point) and write the same (1 B); whether the rows version's extra per-lane work costs
+time depends on the CPU: on one Intel Xeon the columns ran 3.3x faster, on a 2-core AMD EPYC
+the two were within a few per cent. Module 12 measures it on the learner's own machine.
+K-Means repeats the step on the same points every iteration, so the one-off transpose is paid
+once.
 
 Why linear scores. ``|x - m_j|^2 = |x|^2 - 2 x.m_j + |m_j|^2``; ``|x|^2`` is the same for every
 mean, so the nearest mean maximises ``s_j(x) = x.m_j - |m_j|^2 / 2``: two multiply-adds per
@@ -197,8 +197,9 @@ def assign_rows(X: torch.Tensor, means: torch.Tensor, out: torch.Tensor | None =
 
     Moves ``min_bytes(n, X.dtype, int8)``: 9 B a point in float32, against 24 B for NumPy's
     float64-in, int64-out result. Pass the same ``out`` (int8, shape ``(n,)``) on every call:
-    a fresh output costs an allocation and a page fault per 4 KiB page on first touch, which on
-    a CPU is a visible part of a memory-bound step. Ties go to the lower index, as in argmin.
+    a fresh output costs an allocation, and above glibc's mmap threshold (at most 32 MiB) a page
+    fault per 4 KiB page on first touch, every call (modules 09 and 12 measure it). Ties go to
+    the lower index, as in argmin.
     """
     if X.dim() != 2 or X.shape[1] != means.shape[1]:
         raise ValueError(f"assign_rows takes the points as rows, (n, {means.shape[1]}); got shape {tuple(X.shape)}")
