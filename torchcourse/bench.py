@@ -128,8 +128,9 @@ def derive(records: list[dict[str, Any]], lim: dict[str, float]) -> None:
             r["pct_of_matmul"] = 100 * r["GFLOPs"] / lim["gpu_matmul_GFLOPs" if gpu else "cpu_matmul_GFLOPs"]
         if r.get("pct_of_limit", 0) > 100:
             r["note"] = (r["note"] + "; " if r["note"] else "") + (
-                f"above the {r['limit']} limit measured on large buffers: at this size "
-                "the data may be served by a cache level; only a size sweep on this machine can tell"
+                f"above the {r['limit']} limit: that limit is itself a measured kernel on 512 MiB "
+                "(a sum, a fill, a copy), not the hardware's peak, and a small input may be served by a "
+                "cache level; only a size sweep on this machine tells which (modules 09 and 12 run one)"
             )
         eager = by_key.get((r["group"], r["eager"])) if r.get("eager") else None
         if eager:
