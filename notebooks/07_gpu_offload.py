@@ -362,8 +362,10 @@ except RuntimeError as exc:
     pinned = None
 
 # %% [markdown]
-# Without an accelerator the call fails (`Cannot access accelerator device when none is
-# available`), and `torch.ones(..., pin_memory=True)` fails too. `non_blocking=True`
+# Without an accelerator the call fails (a CPU-only build of PyTorch says `Cannot access
+# accelerator device when none is available`; a CUDA build on a machine without a GPU says
+# `Found no NVIDIA driver on your system`), and `torch.ones(..., pin_memory=True)` fails
+# too. `non_blocking=True`
 # is accepted on any copy; without a GPU it changes nothing.
 #
 # What you *can* measure on the CPU is the host side: how fast this machine copies memory,

@@ -204,5 +204,8 @@ def _():
         return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
 
     small, large = torch.ones(8 * 2**20 // 4), torch.ones(40 * 2**20 // 4)
-    assert faults(lambda: small * small) < 100  # 8 MiB: malloc hands the freed block back
-    assert faults(lambda: large * large) > 40 * 2**20 // resource.getpagesize() // 2  # 40 MiB: fresh pages
+    pages = 40 * 2**20 // resource.getpagesize()
+    large_faults = faults(lambda: large * large)
+    assert large_faults > pages // 2  # 40 MiB: fresh pages, every call
+    # 8 MiB usually reuses the freed block; glibc may trim the heap's top, so only "fewer" is a fact
+    assert faults(lambda: small * small) < large_faults // 2
