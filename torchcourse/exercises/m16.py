@@ -13,7 +13,11 @@ from ..checks import Exercise
 from ..rules import NoLoop
 from ._inputs import generator, randint, randn
 from ._solutions import solution
-from .m02 import InItsOwnMemory  # an in-place answer keeps its storage: no t.data = ..., no t.set_(...)
+from .m02 import (  # an in-place answer keeps its storage: no t.data = ..., no t.set_(...)
+    InItsOwnMemory,
+    _storage_set,
+    _storage_swap,
+)
 
 # ------------------------------------------------------------------ references
 
@@ -82,25 +86,6 @@ def _returns_its_input(args: tuple, got) -> str | None:
             "(the input itself, as t.add_(1) returns t)"
         )
     return None
-
-
-def _storage_swap(compute):
-    """A wrong in-place answer: the right values, put in new memory with ``t.data = ...``."""
-
-    def answer(t, *rest):
-        t.data = compute(t, *rest)
-        return t
-
-    return answer
-
-
-def _storage_set(compute):
-    """A wrong in-place answer: the right values, put in new memory with ``t.set_(...)``."""
-
-    def answer(t, *rest):
-        return t.set_(compute(t, *rest))
-
-    return answer
 
 
 def _lower(m: torch.Tensor) -> torch.Tensor:
