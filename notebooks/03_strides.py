@@ -440,18 +440,14 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-try:
-    import resource  # Unix only
-except ImportError:
-    resource = None
-if resource is None:
+from torchcourse.timing import page_faults  # minor page faults of one call (None off Linux/macOS)
+
+if page_faults(lambda: None) is None:
     print("No page-fault counter on this system (the resource module is Unix only).")
 else:
     for s in steps[1:5]:
         views[s].contiguous()  # once before counting, as the timing's warm-up did
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        views[s].contiguous()
-        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+        faults = page_faults(views[s].contiguous)
         print(f"stride {s:2}: contiguous() writes {views[s].numel() * 4 / 2**20:3.0f} MiB, {faults:6,} page faults")
 
 # %% [markdown]

@@ -390,20 +390,7 @@ print("same values:", torch.equal(torch.mul(x, x, out=buffer), x * x))
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-try:
-    import resource  # Unix only
-except ImportError:
-    resource = None
-
-
-def page_faults(fn):
-    """Minor page faults of one call of fn (None where the resource module is missing)."""
-    if resource is None:
-        return None
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    fn()
-    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
-
+from torchcourse.timing import page_faults  # minor page faults of one call (None off Linux/macOS)
 
 torch.set_num_threads(1)
 alloc_ratio = {}

@@ -837,20 +837,7 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-try:
-    import resource  # Unix only
-except ImportError:
-    resource = None
-
-
-def page_faults(fn):
-    """Minor page faults of one call of fn (None where the resource module is missing)."""
-    if resource is None:
-        return None
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    fn()
-    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
-
+from torchcourse.timing import page_faults  # minor page faults of one call (None off Linux/macOS)
 
 for n, X_n in [(N, Xt), (BIG, X_big)]:
     out_n = out if n == N else torch.empty(n, dtype=torch.int8)
@@ -864,7 +851,7 @@ for n, X_n in [(N, Xt), (BIG, X_big)]:
     print(
         f"{n:>10,} points, {n / 2**20:4.0f} MiB int8 output: fresh {format_seconds(t_fresh)}, "
         f"reused {format_seconds(t_reused)} ({t_fresh / t_reused:.2f}x); page faults of three calls "
-        f"with a fresh output: {faults if resource else 'not counted'}"
+        f"with a fresh output: {faults if faults[0] is not None else 'not counted'}"
     )
 X_big = X_n = C_n = out_n = None  # free the 640 MiB of the sweep
 

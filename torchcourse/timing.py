@@ -168,6 +168,19 @@ def memory_limits(nbytes: int = 256 * 2**20, device: torch.device | str = "cpu",
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 
 
+def page_faults(fn: Callable[[], Any]) -> int | None:
+    """Minor page faults of one call of ``fn``, as the operating system counts them
+    (``resource.getrusage``: Linux and macOS; None where that module is missing). A fresh output
+    above glibc's mmap threshold faults in every 4 KiB page on each call; a reused one none."""
+    try:
+        import resource  # Unix only
+    except ImportError:
+        return None
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    fn()
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+
 def numpy_blas_threads() -> int | None:
     """Threads NumPy's BLAS will use in this process, read from the library itself.
 
