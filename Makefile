@@ -2,8 +2,8 @@
 #   make lab    create .venv if missing, install, open JupyterLab on module 00
 #   make test   create .venv if missing, install, run every test (nbval over all notebooks + consistency + units)
 #   make lint   ruff (lint + format) and the notebooks' freshness check: the pre-commit hooks
-#   make notebooks   regenerate exercises/ and execute stale notebooks (python -m torchcourse.build)
-#   make site   static HTML of every notebook in site/ (python -m torchcourse.site)
+#   make notebooks   regenerate exercises/ and execute stale notebooks (python -m torchcourse.authoring.build)
+#   make site   static HTML of every notebook in site/ (python -m torchcourse.authoring.site)
 #   make bench  the benchmark beside the published figures, into results/ (BENCH_ARGS=--quick: small sizes)
 #   make drift TORCH=2.15.0   the suite on another torch, in .drift/venv-<version>, version-tolerant:
 #               report in results/drift-<version>.md (CONTRIBUTING, "Other torch versions")
@@ -94,20 +94,20 @@ test: python-check $(STAMP) browser lint
 	exit $$rc
 
 notebooks: $(STAMP)
-	$(PY) -m torchcourse.build $(BUILD_ARGS)
+	$(PY) -m torchcourse.authoring.build $(BUILD_ARGS)
 
 bench: $(STAMP)
 	$(PY) -m torchcourse.bench $(BENCH_ARGS)
 
 site: $(STAMP)
-	$(PY) -m torchcourse.site
+	$(PY) -m torchcourse.authoring.site
 
 check-notebooks: $(STAMP)
-	$(PY) -m torchcourse.build --check
+	$(PY) -m torchcourse.authoring.build --check
 
 # The whole suite (tests/ and the three notebook folders) on torch $(TORCH), version-tolerant
 # (cells tagged version-specific run but are not compared; tests/sanitize-drift.cfg is added);
-# torchcourse.drift writes results/drift-$(TORCH).md and fails when a cell differs or raises,
+# torchcourse.authoring.drift writes results/drift-$(TORCH).md and fails when a cell differs or raises,
 # a test fails, or nothing was collected. .venv is never touched.
 drift: python-check browser
 	@test -n "$(TORCH)" || { echo "usage: make drift TORCH=<version> [TORCH_INDEX=cpu]"; exit 2; }
@@ -117,7 +117,7 @@ drift: python-check browser
 	grep -v '^torch==' requirements.txt > $(DRIFT_VENV)/requirements-other.txt
 	$(DRIFT_PY) -m pip install --quiet -r $(DRIFT_VENV)/requirements-other.txt
 	$(DRIFT_PY) -m pip install --quiet --no-deps -e .
-	$(DRIFT_PY) -m torchcourse.drift --out results/drift-$(TORCH).md -- $(PYTEST_ARGS) $(TEST_ARGS)
+	$(DRIFT_PY) -m torchcourse.authoring.drift --out results/drift-$(TORCH).md -- $(PYTEST_ARGS) $(TEST_ARGS)
 
 clean:
 	rm -rf $(VENV) .drift .pytest_cache

@@ -66,7 +66,7 @@ _ = check_torch()
 import torch
 
 from torchcourse import check, hint
-from torchcourse.workloads import kmeans as km
+from torchcourse.bench.workloads import kmeans as km
 
 # %% [markdown]
 # ### 12.1 · Bytes per point (warm-up)

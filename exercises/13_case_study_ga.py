@@ -69,7 +69,7 @@ import math
 import torch
 
 from torchcourse import check, hint
-from torchcourse.workloads import ga
+from torchcourse.bench.workloads import ga
 
 # %% [markdown]
 # ### 13.1 · Gene sums without the int64 copy (warm-up)

@@ -87,7 +87,7 @@ _ = check_torch()
 # %%
 from IPython.display import Markdown
 
-from torchcourse.course import markdown_table
+from torchcourse.authoring.course import markdown_table
 
 Markdown(markdown_table())
 

@@ -79,7 +79,7 @@ import matplotlib.pyplot as plt
 import torch
 
 from torchcourse import claim, format_seconds, gpu_skip_message, measure, pick_device, time_once
-from torchcourse.workloads.sums import bytes_moved, loop_sum, make_input, time_sums, vectorised_sum
+from torchcourse.bench.workloads.sums import bytes_moved, loop_sum, make_input, time_sums, vectorised_sum
 
 # Every timing in this notebook runs on one thread (the Timer section says why);
 # ALL_THREADS remembers what PyTorch would use by default.
@@ -89,7 +89,7 @@ torch.set_num_threads(1)
 # %% [markdown]
 # ## One sum, two ways
 #
-# The code of this experiment is in `torchcourse/workloads/sums.py`. Here is the slow version: a Python loop that reads one
+# The code of this experiment is in `torchcourse/bench/workloads/sums.py`. Here is the slow version: a Python loop that reads one
 # element per iteration.
 
 # %%
@@ -564,7 +564,7 @@ claim(wrapped.item() < 0, "an int64 sum past 2**63 - 1 wraps around to a negativ
 # course helper `bytes_allocated`) show what one call allocated:
 
 # %%
-from torchcourse.workloads.ga import bytes_allocated
+from torchcourse.bench.workloads.ga import bytes_allocated
 
 ones8 = torch.ones(1_000_000, dtype=torch.int8)
 input_bytes = ones8.numel() * ones8.element_size()

@@ -81,8 +81,8 @@ import matplotlib.pyplot as plt
 import torch
 
 from torchcourse import claim, format_seconds, gpu_skip_message, measure, pick_device
+from torchcourse.bench.workloads.matmul import gflops, matmul_flops, time_matmuls
 from torchcourse.timing import in_fresh_process, numpy_blas_threads
-from torchcourse.workloads.matmul import gflops, matmul_flops, time_matmuls
 
 # Timings in this notebook use one thread (module 05 explains why); ALL_THREADS is
 # what PyTorch would use by default.
@@ -522,7 +522,7 @@ for (where, n_pub), seconds in published.items():
 
 # %% [markdown]
 # Now this machine, float32 (torch's default), for torch and for NumPy on the same arrays,
-# one thread each, with the course's workload `torchcourse/workloads/matmul.py` (the
+# one thread each, with the course's workload `torchcourse/bench/workloads/matmul.py` (the
 # benchmark uses the same module). Float64 is added for torch: twice the bytes per number
 # and half as many per vector instruction.
 #

@@ -604,11 +604,11 @@ else:
 # loop took 1.37 s on the CPU and 4.54 s on the GPU, while `t.sum()` took 191 µs and
 # 51 µs. The loop is slower on the GPU, and thousands of times slower than the one call.
 # Here a 10 000-element loop (a hundredth of the published size, to save time) against
-# `sum()`. The loop is module 05's `loop_sum` from `torchcourse.workloads.sums`, the same
+# `sum()`. The loop is module 05's `loop_sum` from `torchcourse.bench.workloads.sums`, the same
 # code the course's benchmark times:
 
 # %%
-from torchcourse.workloads.sums import loop_sum
+from torchcourse.bench.workloads.sums import loop_sum
 
 x = torch.randn(10_000, dtype=torch.float64)
 print("loop_sum == x.sum():", torch.allclose(loop_sum(x), x.sum()))

@@ -98,9 +98,9 @@ import torch
 from torch._dynamo.utils import counters
 
 from torchcourse import claim, format_seconds, gpu_skip_message, measure, time_once
+from torchcourse.bench.workloads import montecarlo as mc
 from torchcourse.compiletools import captured_logs, compile_counter, reset
 from torchcourse.timing import interleaved
-from torchcourse.workloads import montecarlo as mc
 
 print("inductor cache is empty:", os.listdir(cache_dir) == [])
 
@@ -109,7 +109,7 @@ print("inductor cache is empty:", os.listdir(cache_dir) == [])
 #
 # Throw points uniformly into the unit square; the fraction inside the quarter disc
 # $x^2 + y^2 \le 1$ tends to $\pi/4$. The course keeps the three implementations in
-# `torchcourse.workloads.montecarlo` (the course's benchmark imports the same code). The
+# `torchcourse.bench.workloads.montecarlo` (the course's benchmark imports the same code). The
 # pure Python version handles one point per loop iteration:
 
 # %%
@@ -600,7 +600,7 @@ script = f"""
 import time
 import torch
 from torch._dynamo.utils import counters
-from torchcourse.workloads import montecarlo as mc
+from torchcourse.bench.workloads import montecarlo as mc
 torch.set_num_threads({torch.get_num_threads()})
 x, y = mc.samples({n}, seed=0)
 fn = mc.compiled_pi()

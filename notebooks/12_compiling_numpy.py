@@ -91,9 +91,9 @@ import torch
 from torch._dynamo.utils import counters
 
 from torchcourse import claim, gpu_skip_message, pick_device
+from torchcourse.bench.workloads import kmeans as km
 from torchcourse.compiletools import captured_logs, compile_counter, reset
 from torchcourse.timing import format_seconds, interleaved, measure, memory_limits, time_once
-from torchcourse.workloads import kmeans as km
 
 # %% [markdown]
 # ## The workload
@@ -892,7 +892,7 @@ Markdown(
 # ### At the published size: the course's benchmark
 #
 # `make bench` (`python -m torchcourse.bench`) times the same functions from
-# `torchcourse.workloads.kmeans` at the published 20 million points, beside the machine's
+# `torchcourse.bench.workloads.kmeans` at the published 20 million points, beside the machine's
 # limits measured in the same run. The course keeps one full run on a 2-core machine in
 # `docs/benchmarks/cpu-2core.md`; here are its K-Means rows (run `make bench` to get yours).
 # Read its machine line first: its ranking of rows and columns is that machine's.

@@ -79,7 +79,7 @@ _ = check_torch()
 # %% [markdown]
 # ## One implementation, imported
 #
-# Every variant lives in `torchcourse/workloads/ga.py`; this lesson, the exercises and the
+# Every variant lives in `torchcourse/bench/workloads/ga.py`; this lesson, the exercises and the
 # course's benchmark import it, so the code you read here is the code that is timed. The
 # first fitness function is the simplest: a chromosome is 1,000 integer genes in 1..24,
 # and its fitness is their sum.
@@ -103,9 +103,9 @@ import numpy as np
 import torch
 
 from torchcourse import claim, gpu_skip_message, has_gpu, measure, pick_device, time_once
+from torchcourse.bench.workloads import ga
 from torchcourse.compiletools import captured_logs
 from torchcourse.timing import format_seconds, interleaved
-from torchcourse.workloads import ga
 
 print("inductor cache is empty:", os.listdir(cache_dir) == [])
 

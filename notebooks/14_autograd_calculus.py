@@ -89,9 +89,9 @@ from torch.func import grad, hessian, jacrev, vmap
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from torchcourse import claim, time_once
+from torchcourse.bench.workloads import ga
 from torchcourse.compiletools import captured_logs, reset
 from torchcourse.timing import interleaved
-from torchcourse.workloads import ga
 
 torch.set_default_dtype(torch.float64)  # calculus in double precision: errors of 1e-15, not 1e-7
 

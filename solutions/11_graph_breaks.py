@@ -67,7 +67,7 @@ _ = check_torch()
 import torch
 
 from torchcourse import check, hint
-from torchcourse.exercises.m11 import branchy, clean, item_if, item_then_break, one_graph
+from torchcourse.grading.exercises.m11 import branchy, clean, item_if, item_then_break, one_graph
 
 # %% [markdown]
 # ### 11.1 · Count graphs and breaks (warm-up)

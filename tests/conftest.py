@@ -4,7 +4,7 @@
   warnings there that depend on the machine, and the course keeps facts on stdout.
 * At the end of a run, a summary line says how many notebooks, cells and checks ran, and how
   many cells had their outputs compared.
-* Other torch versions (``torchcourse.drift``): when the installed torch is not the pinned one
+* Other torch versions (``torchcourse.authoring.drift``): when the installed torch is not the pinned one
   (or ``TORCHCOURSE_DRIFT=1``), cells tagged ``version-specific`` are executed but not compared
   and ``tests/sanitize-drift.cfg`` is applied after the base sanitize file. On the pinned torch
   nothing changes: every compared cell is compared exactly. With ``TORCHCOURSE_DRIFT_RECORD``
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from torchcourse import drift
+from torchcourse.authoring import drift
 
 try:
     import nbval.plugin as _nbval
@@ -107,7 +107,7 @@ class _CourseReports:
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     if not _cells:
         return
-    from torchcourse.checks import PASS, TODO
+    from torchcourse.grading.checks import PASS, TODO
 
     root = Path(config.rootpath)
     n_checks = {"solutions": 0, "exercises": 0}

@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterator
 
 import torch
 
-from torchcourse.checks import PASS, evaluate
+from torchcourse.grading.checks import PASS, evaluate
 
 # ---------------------------------------------------------------- mutation operators
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from torchcourse import bench
-from torchcourse.course import ROOT
+from torchcourse.authoring.course import ROOT
+from torchcourse.bench import runner as bench
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +86,7 @@ def test_the_kmeans_rewrite_agrees_with_numpy_in_both_layouts():
     import numpy as np
     import torch
 
-    from torchcourse.workloads import kmeans
+    from torchcourse.bench.workloads import kmeans
 
     X, means = kmeans.make_blobs(10_001, dtype=np.float32, seed=3)
     X[::7] = (X[::7] + 7.5) / 2  # points near the boundary between the blobs

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from torchcourse.course import ROOT
+from torchcourse.authoring.course import ROOT
 
 CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
 SHOTS = ROOT / "build" / "screenshots"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from torchcourse import preflight
-from torchcourse.build import BuildError, make_exercise
-from torchcourse.course import ROOT
+from torchcourse.authoring.build import BuildError, make_exercise
+from torchcourse.authoring.course import ROOT
 
 SOLUTION = '''\
 # %%
@@ -86,7 +86,7 @@ def test_prose_changes_are_copied_without_execution(tmp_path):
     import json
     import shutil
 
-    from torchcourse.build import refresh_markdown, staleness
+    from torchcourse.authoring.build import refresh_markdown, staleness
 
     py = tmp_path / "03_strides.py"
     shutil.copy(ROOT / "notebooks" / "03_strides.py", py)
@@ -126,7 +126,7 @@ def test_prose_changes_are_copied_without_execution(tmp_path):
 def test_code_changes_still_need_execution(tmp_path, edit):
     import shutil
 
-    from torchcourse.build import refresh_markdown
+    from torchcourse.authoring.build import refresh_markdown
 
     py = tmp_path / "03_strides.py"
     shutil.copy(ROOT / "notebooks" / "03_strides.ipynb", tmp_path / "03_strides.ipynb")

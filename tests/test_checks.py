@@ -10,16 +10,16 @@ import numpy as np
 import pytest
 import torch
 
-import torchcourse.exercises
-from torchcourse.checks import CHECK_LINE, FAIL, PASS, TODO, Exercise, check, evaluate, hint
-from torchcourse.compare import compare, shares_memory
+import torchcourse.grading.exercises
+from torchcourse.grading.checks import CHECK_LINE, FAIL, PASS, TODO, Exercise, check, evaluate, hint
+from torchcourse.grading.compare import compare, shares_memory
 
 
 def all_exercises() -> list[Exercise]:
     found = []
-    for info in pkgutil.iter_modules(torchcourse.exercises.__path__):
+    for info in pkgutil.iter_modules(torchcourse.grading.exercises.__path__):
         if info.name.startswith("m") and info.name[1:].isdigit():
-            found += importlib.import_module(f"torchcourse.exercises.{info.name}").EXERCISES
+            found += importlib.import_module(f"torchcourse.grading.exercises.{info.name}").EXERCISES
     return found
 
 

@@ -1,4 +1,4 @@
-"""The setup cell every notebook opens with (torchcourse.colab): locally it installs nothing;
+"""The setup cell every notebook opens with (torchcourse.authoring.colab): locally it installs nothing;
 on Colab it clones the course and installs torchcourse from it.
 
 The Colab branch runs for real in a subprocess with a stand-in ``google.colab`` module: git
@@ -18,10 +18,10 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from torchcourse import colab
-from torchcourse.build import sources
-from torchcourse.course import ROOT
-from torchcourse.navigation import module_of
+from torchcourse.authoring import colab
+from torchcourse.authoring.build import sources
+from torchcourse.authoring.course import ROOT
+from torchcourse.authoring.navigation import module_of
 from torchcourse.preflight import EXPECTED_TORCH, MINIMUM_TORCH, NEWEST_TESTED_TORCH
 
 # Runs the cell given as argv[1]; argv[2] is "local" or "colab"; argv[3], when given, is the

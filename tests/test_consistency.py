@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from torchcourse import build
-from torchcourse.checks import CHECK_LINE, FAIL, PASS, REGISTRY, TODO
-from torchcourse.course import MODULES, ROOT, markdown_table, readme_table, written_modules
+from torchcourse.authoring import build
+from torchcourse.authoring.course import MODULES, ROOT, markdown_table, readme_table, written_modules
+from torchcourse.grading.checks import CHECK_LINE, FAIL, PASS, REGISTRY, TODO
 from torchcourse.preflight import EXPECTED_TORCH
 
 FOLDERS = ("notebooks", "solutions", "exercises")
@@ -56,7 +56,7 @@ def test_exercises_regenerate_from_solutions_without_a_diff():
 
 def test_build_check_mode_reports_fresh():
     proc = subprocess.run(
-        [sys.executable, "-m", "torchcourse.build", "--check"], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "torchcourse.authoring.build", "--check"], cwd=ROOT, capture_output=True, text=True
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
@@ -65,7 +65,7 @@ def test_modules_on_disk_follow_the_course_index():
     stems = {m.stem for m in MODULES}
     for folder in FOLDERS:
         for py in (ROOT / folder).glob("*.py"):
-            assert py.stem in stems, f"{rel(py)} is not a module of torchcourse/course.py"
+            assert py.stem in stems, f"{rel(py)} is not a module of torchcourse/authoring/course.py"
     for m in MODULES:
         if m.written:
             for folder in ("solutions", "exercises"):
@@ -145,16 +145,16 @@ def test_every_lesson_states_its_time():
 
 def test_readme_module_table_is_current():
     assert readme_table().strip() == markdown_table().strip(), (
-        "README's module table is stale: run `.venv/bin/python -m torchcourse.course --write-readme`"
+        "README's module table is stale: run `.venv/bin/python -m torchcourse.authoring.course --write-readme`"
     )
 
 
 def test_instructor_guide_is_generated_from_the_current_lessons():
-    from torchcourse import guide
+    from torchcourse.authoring import guide
 
-    assert guide.GUIDE.exists(), "run `.venv/bin/python -m torchcourse.guide`"
+    assert guide.GUIDE.exists(), "run `.venv/bin/python -m torchcourse.authoring.guide`"
     assert guide.GUIDE.read_text(encoding="utf-8") == guide.render(), (
-        "docs/INSTRUCTORS.md is stale: run `.venv/bin/python -m torchcourse.guide`"
+        "docs/INSTRUCTORS.md is stale: run `.venv/bin/python -m torchcourse.authoring.guide`"
     )
     for m in written_modules():
         facts = guide.lesson_facts(m)

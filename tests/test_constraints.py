@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import torch
 
-from torchcourse.checks import FAIL, PASS, REGISTRY, evaluate
-from torchcourse.compare import shares_memory
-from torchcourse.rules import (
+from torchcourse.grading.checks import FAIL, PASS, REGISTRY, evaluate
+from torchcourse.grading.compare import shares_memory
+from torchcourse.grading.rules import (
     Calls,
     Case,
     NoLoop,
@@ -85,13 +85,13 @@ class StdMeanBuffers(NotSaved):
 
 
 def compile_with_options(goal):
-    from torchcourse.exercises.m09 import _options_kwargs
+    from torchcourse.grading.exercises.m09 import _options_kwargs
 
     return _options_kwargs(goal)
 
 
 def compile_kwargs_listed(goal):
-    from torchcourse.exercises.m09 import GOALS
+    from torchcourse.grading.exercises.m09 import GOALS
 
     answers = [
         {"dynamic": False},
@@ -169,7 +169,7 @@ def newton_until_converged(g, x0, steps):
 
 
 def _one_graph(fn):
-    from torchcourse.exercises.m11 import one_graph
+    from torchcourse.grading.exercises.m11 import one_graph
 
     return one_graph(fn)
 
@@ -421,7 +421,7 @@ def test_graph_facts_count_graphs_breaks_recompiles_and_ops():
 def test_results_equal_by_value_pass_whatever_their_python_type():
     import numpy as np
 
-    from torchcourse.compare import compare
+    from torchcourse.grading.compare import compare
 
     assert compare(np.str_("cpu"), "cpu") is None
     assert compare(np.bool_(True), True) is None
@@ -434,7 +434,7 @@ def test_results_equal_by_value_pass_whatever_their_python_type():
 def test_recorders_leave_torch_cond_working():
     """torch.cond traces its branches with dynamo: under the recorders' modes it used to fail and
     leave dynamo's cache for it broken, so the learner's next plain call failed too."""
-    from torchcourse.growth import work_done
+    from torchcourse.grading.growth import work_done
 
     def cond_answer(x):
         return torch.cond(x.sum() > 0, lambda x: x - x.min(), lambda x: x / x.sum(), (x,))

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import torch
 
-from torchcourse.checks import FAIL, PASS, REGISTRY, evaluate
+from torchcourse.grading.checks import FAIL, PASS, REGISTRY, evaluate
 
 # ---------------------------------------------------------------- 05.9 min and median of timed calls
 
@@ -477,7 +477,7 @@ def speedup_inverted(eager_fn, compiled_fn, x, repeat, clock):
 
 
 def select_argmin(pop, pairs):
-    from torchcourse.workloads import ga
+    from torchcourse.bench.workloads import ga
 
     cost = ga.fitness2_torch(pop)
     pick = cost[pairs].argmin(dim=1, keepdim=True)  # argmin returns the first of equal values
@@ -486,7 +486,7 @@ def select_argmin(pop, pairs):
 
 
 def select_where_swapped(pop, pairs):
-    from torchcourse.workloads import ga
+    from torchcourse.bench.workloads import ga
 
     cost = ga.fitness2_torch(pop)
     first, second = pairs.unbind(1)
@@ -496,7 +496,7 @@ def select_where_swapped(pop, pairs):
 
 def select_tolist(pop, pairs):
     """Breaks only 'one graph': .tolist() and a Python comparison per pair."""
-    from torchcourse.workloads import ga
+    from torchcourse.bench.workloads import ga
 
     cost = ga.fitness2_torch(pop)
     c = cost.tolist()
@@ -506,7 +506,7 @@ def select_tolist(pop, pairs):
 
 def select_if_nothing_feasible(pop, pairs):
     """Breaks only 'one graph': a Python if on a tensor's value."""
-    from torchcourse.workloads import ga
+    from torchcourse.bench.workloads import ga
 
     cost = ga.fitness2_torch(pop)
     if torch.isinf(cost).all():
@@ -517,7 +517,7 @@ def select_if_nothing_feasible(pop, pairs):
 
 def select_second_on_tie(pop, pairs):
     """Breaks only 'the first of the two on a tie'."""
-    from torchcourse.workloads import ga
+    from torchcourse.bench.workloads import ga
 
     cost = ga.fitness2_torch(pop)
     winners = torch.where(cost[pairs[:, 0]] < cost[pairs[:, 1]], pairs[:, 0], pairs[:, 1])

@@ -2,7 +2,7 @@
 
 * The lesson's scripts (read from ``notebooks/15_distributed_tensors.py`` itself, so the
   test cannot drift from the lesson) run on 2 and 4 processes and agree with the
-  one-process answers (the exercise references in ``torchcourse.exercises.m15``).
+  one-process answers (the exercise references in ``torchcourse.grading.exercises.m15``).
 * A failing rank and a hanging rank end in a clear :class:`LaunchError` within the
   time-out, and no launched process (torchrun or a worker) survives any launch.
 """
@@ -20,7 +20,7 @@ import pytest
 import torch
 
 from torchcourse.distributed import TAG, LaunchError, run_script
-from torchcourse.exercises import m15
+from torchcourse.grading.exercises import m15
 
 LESSON = Path(__file__).resolve().parents[1] / "notebooks" / "15_distributed_tensors.py"
 

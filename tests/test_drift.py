@@ -23,8 +23,9 @@ import types
 import nbformat
 import pytest
 
-from torchcourse import drift, preflight
-from torchcourse.course import ROOT
+from torchcourse import preflight
+from torchcourse.authoring import drift
+from torchcourse.authoring.course import ROOT
 
 
 def _notebook(tmp_path):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-from torchcourse.checks import FAIL, PASS, REGISTRY, _generated_cases, evaluate
+from torchcourse.grading.checks import FAIL, PASS, REGISTRY, _generated_cases, evaluate
 
 COLUMN_MEANS = REGISTRY.get("05.1")  # "Column means of a table": its own cases are all contiguous
 SOFTMAX = REGISTRY.get("05.8")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from torchcourse.checks import FAIL, PASS, REGISTRY, evaluate
+from torchcourse.grading.checks import FAIL, PASS, REGISTRY, evaluate
 
 LOOP = "no Python loop"
 

@@ -9,7 +9,7 @@ import subprocess
 import time
 import urllib.request
 
-from torchcourse.course import ROOT
+from torchcourse.authoring.course import ROOT
 
 
 def _free_port() -> int:

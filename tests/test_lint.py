@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from torchcourse.course import ROOT
+from torchcourse.authoring.course import ROOT
 
 RUFF = [sys.executable, "-m", "ruff"]
 
@@ -26,8 +26,8 @@ def test_the_tree_passes_ruff():
 def test_generated_sources_come_out_formatted(tmp_path: Path):
     """The build writes the notebook sources (navigation, setup cell, exercises): what it writes
     must already satisfy ruff format, or every build would fail `make lint`."""
-    from torchcourse.build import generated_exercises
-    from torchcourse.navigation import apply
+    from torchcourse.authoring.build import generated_exercises
+    from torchcourse.authoring.navigation import apply
 
     for i, (path, text) in enumerate(generated_exercises().items()):
         (tmp_path / f"ex{i}_{path.name}").write_text(text)
@@ -68,6 +68,6 @@ def test_a_planted_lint_error_is_caught(tmp_path: Path):
 
 def test_pre_commit_config_runs_ruff_and_the_build_check():
     config = (ROOT / ".pre-commit-config.yaml").read_text()
-    assert "ruff check" in config and "ruff format" in config and "torchcourse.build --check" in config
+    assert "ruff check" in config and "ruff format" in config and "torchcourse.authoring.build --check" in config
     assert "nbstripout" not in config.split("nbstripout is deliberately absent")[-1]
     assert "lint" in (ROOT / "Makefile").read_text().split("test:")[1].splitlines()[0]

@@ -18,7 +18,7 @@ import collections
 import pytest
 
 from tests.mutants import mutants, verdict
-from torchcourse.checks import REGISTRY
+from torchcourse.grading.checks import REGISTRY
 
 MODULES = [f"{i:02d}" for i in range(17)]
 SLOW = {"09", "10", "11", "12", "15"}  # checks that compile or launch processes

@@ -1,14 +1,14 @@
 """One source per answer: the reference each check compares against is the worked answer the
 learner reads in ``solutions/NN_slug.py``, loaded from that file (``exercises/_solutions.py``),
-not a second copy in ``torchcourse/exercises/mNN.py`` that could drift from it."""
+not a second copy in ``torchcourse/grading/exercises/mNN.py`` that could drift from it."""
 
 from __future__ import annotations
 
 import pytest
 
-from torchcourse.checks import REGISTRY
-from torchcourse.course import MODULES, ROOT
-from torchcourse.exercises._solutions import definitions, solution
+from torchcourse.authoring.course import MODULES, ROOT
+from torchcourse.grading.checks import REGISTRY
+from torchcourse.grading.exercises._solutions import definitions, solution
 
 # References that wrap the solution rather than being it, and why.
 WRAPPERS = {

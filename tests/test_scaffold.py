@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from torchcourse.course import ROOT
+from torchcourse.authoring.course import ROOT
 
 SLUG = "17_scaffold_check"
 
@@ -232,8 +232,8 @@ def test_a_module_added_by_following_contributing_passes_the_tests(tmp_path: Pat
     env["PYTHONPATH"] = str(course)
     py = str(course / ".venv" / "bin" / "python")
 
-    # 1. Register it in torchcourse/course.py (MODULES).
-    course_py = course / "torchcourse" / "course.py"
+    # 1. Register it in torchcourse/authoring/course.py (MODULES).
+    course_py = course / "torchcourse" / "authoring" / "course.py"
     text = course_py.read_text()
     registered = text.replace(
         "\n]\n\n\ndef by_number",
@@ -248,7 +248,7 @@ def test_a_module_added_by_following_contributing_passes_the_tests(tmp_path: Pat
     header = re.match(r"# ---\n.*?\n# ---\n", (ROOT / "solutions" / "00_start_here.py").read_text(), re.DOTALL)
     assert header, "solutions/00_start_here.py must start with a jupytext header"
     (course / "solutions" / f"{SLUG}.py").write_text(header.group(0) + SOLUTIONS)
-    (course / "torchcourse" / "exercises" / "m17.py").write_text(CHECKS)
+    (course / "torchcourse" / "grading" / "exercises" / "m17.py").write_text(CHECKS)
 
     # 4. The lesson.
     (course / "notebooks" / f"{SLUG}.py").write_text(header.group(0) + LESSON)
@@ -260,8 +260,8 @@ def test_a_module_added_by_following_contributing_passes_the_tests(tmp_path: Pat
     assert sorted(executed) == sorted(f"{d}/{SLUG}.py" for d in ("notebooks", "solutions", "exercises")), built
     assert "markdown refreshed in notebooks/16_indexing.ipynb" in built, built
     sh(["make", "-o", ".venv/.installed", "notebooks", "BUILD_ARGS=notebooks/00_start_here.py"], course, env)
-    sh([py, "-m", "torchcourse.course", "--write-readme"], course, env)
-    sh([py, "-m", "torchcourse.guide"], course, env)
+    sh([py, "-m", "torchcourse.authoring.course", "--write-readme"], course, env)
+    sh([py, "-m", "torchcourse.authoring.guide"], course, env)
     assert "| 17 | Scaffold check |" in (course / "README.md").read_text()
 
     # 6. What make test requires: lint, consistency, the checks, and nbval on the new notebooks,

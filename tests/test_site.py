@@ -9,8 +9,8 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from torchcourse.course import written_modules
-from torchcourse.site import build_site
+from torchcourse.authoring.course import written_modules
+from torchcourse.authoring.site import build_site
 
 SHOTS = Path(__file__).resolve().parent.parent / "build" / "screenshots"
 

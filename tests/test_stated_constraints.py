@@ -9,7 +9,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from torchcourse.checks import FAIL, PASS, REGISTRY, evaluate
+from torchcourse.grading.checks import FAIL, PASS, REGISTRY, evaluate
 
 
 def count_above_loop(t, threshold):

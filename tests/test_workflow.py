@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import yaml
 
-from torchcourse.course import ROOT
+from torchcourse.authoring.course import ROOT
 
 
 def test_workflow_runs_the_same_suite_as_ci_run():

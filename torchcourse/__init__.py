@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .checks import check, hint
-from .claims import ClaimError, claim
-from .device import describe_device, gpu_skip_message, has_gpu, pick_device, synchronize
-from .timing import Timing, copy_bandwidth, format_seconds, measure, time_once
+from torchcourse.claims import ClaimError, claim
+from torchcourse.device import describe_device, gpu_skip_message, has_gpu, pick_device, synchronize
+from torchcourse.grading.checks import check, hint
+from torchcourse.timing import Timing, copy_bandwidth, format_seconds, measure, time_once
 
 ROOT = Path(__file__).resolve().parent.parent
 

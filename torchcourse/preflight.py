@@ -275,7 +275,7 @@ def run(compile_check: bool = True, bandwidth: bool = True) -> list[Item]:
             ok, detail = _check_compile("cuda")
             items.append(Item("compile (cuda)", ok, detail, "check the Triton install matches torch"))
     if bandwidth:
-        from .timing import copy_bandwidth
+        from torchcourse.timing import copy_bandwidth
 
         gbs = copy_bandwidth(128 * 2**20)
         items.append(Item("bandwidth", True, f"CPU copy: {gbs:.1f} GB/s (read + write, 128 MiB buffers)"))

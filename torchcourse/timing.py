@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import torch
 
-from .device import synchronize
+from torchcourse.device import synchronize
 
 
 @dataclass

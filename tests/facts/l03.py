@@ -120,7 +120,7 @@ def _():
     "the smaller operand is expanded with stride 0, never copied",
 )
 def _():
-    from torchcourse.rules import allocations
+    from torchcourse.grading.rules import allocations
 
     matrix, row = torch.zeros(1000, 3), torch.arange(3.0)
     assert allocations(lambda: matrix + row) == [12_000, -12_000]  # the result, nothing else

@@ -15,8 +15,8 @@ from torch._dynamo.testing import CompileCounter
 from torch._dynamo.utils import counters
 
 from tests.facts import fact
+from torchcourse.bench.workloads import montecarlo as mc
 from torchcourse.compiletools import captured_logs
-from torchcourse.workloads import montecarlo as mc
 
 
 def _output_code(fn, *args) -> str:

@@ -141,7 +141,7 @@ def _():
 
     if not pick_vec_isa():
         pytest.skip("inductor generates no vector code on this CPU")
-    from torchcourse.workloads import kmeans as km
+    from torchcourse.bench.workloads import kmeans as km
 
     torch._dynamo.reset()
     X = torch.rand(64, 2)
@@ -164,7 +164,7 @@ def _():
 
     if not pick_vec_isa():
         pytest.skip("inductor generates no vector code on this CPU")
-    from torchcourse.workloads import kmeans as km
+    from torchcourse.bench.workloads import kmeans as km
 
     torch._dynamo.reset()
     X, means = km.make_blobs(64, dtype=np.float32)

@@ -162,7 +162,7 @@ def _():
 )
 def _():
     _needs_vector_code()
-    from torchcourse.workloads import ga
+    from torchcourse.bench.workloads import ga
 
     points = ga.random_points(1024, ga.BOX3, seed=3)  # (n, 3) rows
     torch._dynamo.reset()

@@ -1,0 +1,5 @@
+import sys
+
+from torchcourse.bench.runner import main
+
+sys.exit(main())

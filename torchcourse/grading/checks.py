@@ -1,0 +1,403 @@
+"""Exercise checks: run the learner's function beside a reference and print one line.
+
+Each exercise is an :class:`Exercise` declared in ``torchcourse/grading/exercises/mNN.py``
+(the single source of its reference answer, its test inputs, its hints and the
+typical wrong answers it must reject). A notebook calls ``check("01.3", fn)`` and
+sees exactly one line:
+
+* ``✓ 01.3 Title: ...`` when ``fn`` agrees with the reference on every input,
+* ``✗ 01.3 Title: ...`` naming the first difference (type, shape, dtype, device,
+  values, aliasing, an input changed in place, or the exception ``fn`` raised),
+* ``… 01.3 Title: not attempted yet ...`` while ``fn`` still raises ``NotImplementedError``.
+
+A check never raises: every failure of the learner's code becomes the ``✗`` line.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import math
+import re
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import torch
+
+from torchcourse.grading.compare import compare, describe
+from torchcourse.grading.rules import Case, IsCopy, IsView, Rule
+
+PASS, FAIL, TODO = "✓", "✗", "…"
+# The line every check prints starts with its mark and the exercise id: "✓ 01.3 ..."
+CHECK_LINE = re.compile(r"^([✓✗…]) (\d\d\.\d+) ", re.MULTILINE)
+
+
+@dataclass
+class Exercise:
+    """One checked exercise.
+
+    ``cases`` builds fresh argument tuples (seeded, several shapes/dtypes) each time it
+    is called, so a learner's in-place change can never leak from one check into the
+    next. ``wrong`` holds typical wrong answers that the test-suite proves are rejected.
+    """
+
+    id: str
+    title: str
+    reference: Callable[..., Any]
+    cases: Callable[[], Sequence[tuple]]
+    hints: Sequence[str]
+    wrong: Sequence[Callable[..., Any]] = ()
+    rtol: float = 1e-5
+    atol: float = 1e-6
+    check_dtype: bool = True
+    # "view": the result must share storage with the first argument; "copy": it must not.
+    alias: str | None = None
+    # True: the function must change its first argument in place (its return value is ignored).
+    inplace: bool = False
+    # Extra rule on top of the comparison: (args, got) -> message or None.
+    extra: Callable[[tuple, Any], str | None] | None = None
+    # The constraints the text states, one rule each (torchcourse.grading.rules): memory, view/copy, no grad, ...
+    rules: Sequence[Rule] = ()
+    # The goal is a property, not the reference's exact values: (args, got) -> message or None
+    # replaces the comparison with the reference (the reference must still satisfy it).
+    property: Callable[[tuple, Any], str | None] | None = None
+    # True: tolerances come from the reference's own error against a float64 ground truth
+    # (the reference run on float64 copies of the inputs), so a more accurate answer never fails.
+    float64_truth: bool = False
+    # True: besides its own cases, the check runs generated ones (see _generated_cases): the
+    # same values in a column-major layout, a size-1 and a size-0 first dimension. A generated
+    # case is used only where the reference accepts it. False for checks whose every case
+    # compiles or launches processes (their cases are chosen one by one).
+    generated: bool = True
+    # The inputs the text covers, (args) -> bool: generated cases outside it are never used (e.g.
+    # "k of the population's rows" needs rows >= k). Besides this, a generated empty input is used
+    # only where the exercise's own cases show that the text covers empty inputs.
+    domain: Callable[..., bool] | None = None
+
+    def all_rules(self) -> list[Rule]:
+        implied: list[Rule] = [IsView()] if self.alias == "view" else [IsCopy()] if self.alias == "copy" else []
+        return implied + list(self.rules)
+
+
+class _Registry:
+    """Exercises by id, loaded lazily from ``torchcourse.grading.exercises.mNN``."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, Exercise] = {}
+        self._loaded: set[str] = set()
+
+    def module_exercises(self, module: str) -> list[Exercise]:
+        """All exercises of module ``"01"`` in order (imports its definitions)."""
+        mod = importlib.import_module(f"torchcourse.grading.exercises.m{module}")
+        exercises = list(mod.EXERCISES)
+        for ex in exercises:
+            self._by_id[ex.id] = ex
+        self._loaded.add(module)
+        return exercises
+
+    def get(self, exercise_id: str) -> Exercise | None:
+        if exercise_id not in self._by_id:
+            module = str(exercise_id).split(".")[0]
+            if module not in self._loaded:
+                try:
+                    self.module_exercises(module)
+                except ModuleNotFoundError:
+                    return None
+        return self._by_id.get(exercise_id)
+
+
+REGISTRY = _Registry()
+
+
+def _show(value: Any) -> str:
+    """A value as a learner wants to see it in a failing input: the numbers when there are few."""
+    if isinstance(value, torch.Tensor) and value.device.type != "meta" and 0 < value.numel() <= 6:
+        try:
+            numbers = value.detach().cpu().flatten().tolist()
+            return f"{describe(value)}, values {[round(v, 4) if isinstance(v, float) else v for v in numbers]}"
+        except Exception:
+            return describe(value)
+    text = describe(value)
+    if isinstance(value, torch.Tensor) and value.dim() >= 2 and not value.is_contiguous():
+        text += ", non-contiguous"
+    return text
+
+
+def _case_text(i: int, args: tuple) -> str:
+    if not args:
+        return ""
+    shown = ", ".join(_show(a) for a in args[:3])
+    return f" (input #{i + 1}: {shown})"
+
+
+def _size(args: tuple) -> int:
+    """How big a case is, so that the first failing case reported is the smallest."""
+
+    def size(v: Any) -> int:
+        if isinstance(v, torch.Tensor):
+            return v.numel()
+        if isinstance(v, (list, tuple)):
+            return sum(size(x) for x in v)
+        if isinstance(v, dict):
+            return sum(size(x) for x in v.values())
+        return 0
+
+    return size(args)
+
+
+# Modules whose checks compile or launch processes on every case: no generated cases there.
+_NO_GENERATED = {"09", "10", "11", "12", "15"}
+
+
+def _column_major(v: Any) -> Any:
+    if isinstance(v, torch.Tensor) and v.dim() >= 2 and v.layout == torch.strided and min(v.shape[-2:]) > 1:
+        w = v.detach().mT.contiguous().mT
+        return w.requires_grad_(v.requires_grad) if v.is_leaf and v.requires_grad else w
+    return v
+
+
+def _first_rows(n: int) -> Callable[[Any], Any]:
+    def cut(v: Any) -> Any:
+        if isinstance(v, torch.Tensor) and v.dim() >= 1 and v.shape[0] > n and v.layout == torch.strided:
+            w = v.detach()[:n].clone()
+            return w.requires_grad_(v.requires_grad) if v.is_leaf and v.requires_grad else w
+        return v
+
+    return cut
+
+
+_VARIANTS = (
+    (_column_major, "the same values, non-contiguous (column-major)"),
+    (_first_rows(1), "a first dimension of size 1"),
+    (_first_rows(0), "a first dimension of size 0"),
+)
+
+
+def _generated_cases(ex: Exercise, cases: list[tuple]) -> list[tuple[tuple, str]]:
+    """Adversarial variants of the smallest case that has a tensor: each a (args, label) pair.
+    A variant that changes nothing is left out."""
+    if not ex.generated or ex.id.split(".")[0] in _NO_GENERATED:
+        return []
+    base = next((c for c in cases if any(isinstance(a, torch.Tensor) for a in c)), None)
+    if base is None:
+        return []
+    empty_covered = any(isinstance(a, torch.Tensor) and a.numel() == 0 for c in cases for a in c)
+    out = []
+    for change, label in _VARIANTS:
+        if "size 0" in label and not empty_covered:
+            continue  # the text never asks for empty input: do not test it
+        try:
+            args = tuple(change(a) for a in base)
+            inside = ex.domain is None or bool(ex.domain(*args))
+        except Exception:
+            continue
+        if inside and any(a is not b for a, b in zip(args, base)):
+            out.append((args, label))
+    return out
+
+
+def _snapshot(args: tuple) -> tuple:
+    """An independent copy of the arguments that keeps sharing *between* them (views stay views)."""
+    try:
+        return copy.deepcopy(args)
+    except Exception:  # e.g. non-leaf tensors that require grad
+        return tuple(a.detach().clone() if isinstance(a, torch.Tensor) else copy.deepcopy(a) for a in args)
+
+
+def _plain_data(v: Any) -> bool:
+    """Tensors, numbers, strings and containers of them: values whose change a check can see."""
+    if isinstance(v, (torch.Tensor, int, float, complex, str, bytes, type(None))):
+        return True
+    if isinstance(v, (list, tuple)):
+        return all(_plain_data(x) for x in v)
+    if isinstance(v, dict):
+        return all(_plain_data(x) for x in v.values())
+    return False
+
+
+def _changed(a: Any, b: Any) -> bool:
+    if isinstance(a, torch.Tensor):
+        return compare(a, b, rtol=0, atol=0) is not None
+    if isinstance(a, (list, tuple, dict)) and _plain_data(b):
+        return compare(a, b, rtol=0, atol=0) is not None
+    return False
+
+
+def _to64(value: Any) -> Any:
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        return value.detach().to(torch.float64)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to64(v) for v in value)
+    return value
+
+
+def _float64_error(expected: Any, truth: Any) -> float:
+    """The reference's own largest error against the float64 ground truth."""
+    worst = 0.0
+    for e, t in zip(_flat(expected), _flat(truth)):
+        if isinstance(e, torch.Tensor) and isinstance(t, torch.Tensor) and e.is_floating_point() and e.numel():
+            diff = (e.detach().double() - t.detach().double()).abs()
+            diff = diff[~torch.isnan(diff)]
+            if diff.numel():
+                worst = max(worst, float(diff.max()))
+    return worst
+
+
+def _flat(value: Any) -> list:
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in _flat(v)]
+    return [value]
+
+
+def _compare_to_reference(ex: Exercise, args: tuple, got: Any, expected: Any) -> str | None:
+    if ex.property is not None:
+        return ex.property(args, got)
+    if not ex.float64_truth:
+        return compare(got, expected, rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype)
+    # shape, dtype and type against the reference; values against the float64 truth
+    msg = compare(got, expected, rtol=math.inf, atol=math.inf, check_dtype=ex.check_dtype)
+    if msg:
+        return msg
+    truth = ex.reference(*_to64(_snapshot(args)))
+    atol = max(ex.atol, 2 * _float64_error(expected, truth))
+    return compare(_to64(got), truth, rtol=ex.rtol, atol=atol, check_dtype=False)
+
+
+def _judge(rules: Sequence[Rule], case: Case, first: bool) -> str | None:
+    for rule in rules:
+        if not (first or rule.every_case):
+            continue
+        try:
+            msg = rule.judge(case)
+        except Exception as exc:  # a rule that cannot inspect an odd answer says so in one line
+            msg = f"could not inspect your result ({type(exc).__name__}: {exc})"
+        if msg:
+            return msg
+    return None
+
+
+def evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
+    """Run ``fn`` against ``ex`` and return ``(status, message)``; never raises.
+
+    Cases run smallest first, so the input a failure message shows is the smallest failing one.
+    """
+    if fn is None or not callable(fn):
+        return FAIL, f"expected a function (pass the function itself, without calling it), got {describe(fn)}"
+    try:
+        cases = sorted(ex.cases(), key=_size)
+    except Exception as exc:  # a broken case generator is a course bug; still no traceback
+        return FAIL, f"the check could not build its inputs ({type(exc).__name__}: {exc})"
+    rules = ex.all_rules()
+    early, late = [r for r in rules if r.early], [r for r in rules if not r.early]
+    plan = [(args, "") for args in cases] + _generated_cases(ex, list(cases))
+    for i, (args, label) in enumerate(plan):
+        ref_args, my_args = _snapshot(args), _snapshot(args)
+        before = _snapshot(args)
+        where = _case_text(i, args) + (f" ({label})" if label else "")
+        if label:  # a generated case counts only where the reference accepts it and is repeatable
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    expected = ex.reference(*ref_args)
+                    again = ex.reference(*_snapshot(args))
+                if compare(again, expected, rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype):
+                    continue  # e.g. an underdetermined least-squares fit: no single right answer
+            except Exception:
+                continue
+        try:  # the learner's function first: a stub returns at once, without paying for the reference
+            got = fn(*my_args)
+        except NotImplementedError as exc:
+            if not exc.args:  # the stub's bare `raise NotImplementedError`; torch raises it with a message
+                return (
+                    TODO,
+                    f'not attempted yet (replace `raise NotImplementedError` with your answer; hint("{ex.id}") helps)',
+                )
+            return FAIL, f"your function raised NotImplementedError: {exc}{where}"
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # SystemExit too: a learner's exit() must not kill the check
+            text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            return FAIL, f"your function raised {type(exc).__name__}{': ' + text if text else ''}{where}"
+        if not label:
+            expected = ex.reference(*ref_args)
+        case = Case(fn=fn, args=my_args, got=got, fresh=lambda args=args: _snapshot(args), reference=ex.reference)
+        msg = _judge(early, case, i == 0)
+        if msg:
+            return FAIL, msg + where
+        if ex.inplace:
+            msg = compare(my_args[0], ref_args[0], rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype)
+            if msg:
+                return FAIL, f"after your function ran, the input was not changed as expected{where}: {msg}"
+            if expected is not None:  # like add_, an in-place function returns what it changed
+                msg = compare(got, expected, rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype)
+                if msg:
+                    return FAIL, f"the input was changed correctly, but the return value is wrong: {msg}{where}"
+        else:
+            for k, (a, b) in enumerate(zip(my_args, before)):
+                if _changed(a, b):
+                    return FAIL, (
+                        f"your function changed its argument {k + 1} in place{where}; "
+                        "leave inputs unchanged (use out-of-place operations or .clone())"
+                    )
+            msg = _compare_to_reference(ex, my_args, got, expected)
+            if msg:
+                return FAIL, msg + where
+        msg = _judge(late, case, i == 0)
+        if msg:
+            return FAIL, msg + where
+        if ex.extra is not None:
+            try:
+                msg = ex.extra(my_args, got)
+            except Exception as exc:
+                msg = f"could not inspect your result ({type(exc).__name__}: {exc})"
+            if msg:
+                return FAIL, msg + where
+    n = len(cases)
+    return PASS, f"matches the reference on {n} input{'s' if n != 1 else ''}" if cases and cases[0] else "correct"
+
+
+def check(exercise_id: str, fn: Any) -> None:
+    """Check the learner's ``fn`` for exercise ``exercise_id`` and print one line.
+
+    Returns nothing, so a notebook cell ending in ``check(...)`` shows only that line;
+    tests use :func:`evaluate` for the status.
+    """
+    try:
+        ex = REGISTRY.get(exercise_id)
+    except Exception as exc:
+        print(f"{FAIL} {exercise_id}: could not load the exercise definitions ({type(exc).__name__}: {exc})")
+        return
+    if ex is None:
+        print(f"{FAIL} {exercise_id}: no such exercise id (ids look like '01.3')")
+        return
+    try:
+        status, message = evaluate(ex, fn)
+    except Exception as exc:  # the reference itself failed: a course bug, reported not raised
+        status, message = FAIL, f"the check itself failed ({type(exc).__name__}: {exc}); please report this"
+    print(f"{status} {ex.id} {ex.title}: {' '.join(message.split())}")
+
+
+_hint_position: dict[str, int] = {}
+
+
+def hint(exercise_id: str, all: bool = False) -> None:  # noqa: A002 - `all` reads well in a notebook
+    """Print the next hint for an exercise (or every hint with ``all=True``)."""
+    ex = REGISTRY.get(exercise_id)
+    if ex is None:
+        print(f"No exercise with id {exercise_id!r}.")
+        return
+    hints = list(ex.hints)
+    if all:
+        for i, h in enumerate(hints, 1):
+            print(f"Hint {i} of {len(hints)} for {ex.id}: {h}")
+        return
+    pos = _hint_position.get(ex.id, 0)
+    if pos >= len(hints):
+        print(
+            f"No more hints for {ex.id}. "
+            f"The worked answer is in the solutions/ notebook of module {ex.id.split('.')[0]}."
+        )
+        return
+    _hint_position[ex.id] = pos + 1
+    print(f"Hint {pos + 1} of {len(hints)} for {ex.id}: {hints[pos]}")
