@@ -27,7 +27,7 @@ SCORE = 0.95
 
 
 def _rule_names(ex) -> set[str]:
-    names = {type(r).__name__ for r in ex.all_rules()}
+    names = {type(r).__name__ for r in ex.rules}
     if getattr(ex, "alias", None) == "copy":
         names.add("IsCopy")
     return names

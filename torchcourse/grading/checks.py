@@ -26,7 +26,7 @@ from typing import Any, Callable, Sequence
 import torch
 
 from torchcourse.grading.compare import compare, describe
-from torchcourse.grading.rules import Case, IsCopy, IsView, Rule
+from torchcourse.grading.rules import Case, Rule
 
 PASS, FAIL, TODO = "✓", "✗", "…"
 # The line every check prints starts with its mark and the exercise id: "✓ 01.3 ..."
@@ -51,13 +51,10 @@ class Exercise:
     rtol: float = 1e-5
     atol: float = 1e-6
     check_dtype: bool = True
-    # "view": the result must share storage with the first argument; "copy": it must not.
-    alias: str | None = None
     # True: the function must change its first argument in place (its return value is ignored).
     inplace: bool = False
-    # Extra rule on top of the comparison: (args, got) -> message or None.
-    extra: Callable[[tuple, Any], str | None] | None = None
-    # The constraints the text states, one rule each (torchcourse.grading.rules): memory, view/copy, no grad, ...
+    # The constraints the text states, one rule each (torchcourse.grading.rules): a view or a copy
+    # (IsView, IsCopy), memory, no grad, calls, loops, graphs, any other stated property (Holds).
     rules: Sequence[Rule] = ()
     # The goal is a property, not the reference's exact values: (args, got) -> message or None
     # replaces the comparison with the reference (the reference must still satisfy it).
@@ -74,10 +71,6 @@ class Exercise:
     # "k of the population's rows" needs rows >= k). Besides this, a generated empty input is used
     # only where the exercise's own cases show that the text covers empty inputs.
     domain: Callable[..., bool] | None = None
-
-    def all_rules(self) -> list[Rule]:
-        implied: list[Rule] = [IsView()] if self.alias == "view" else [IsCopy()] if self.alias == "copy" else []
-        return implied + list(self.rules)
 
 
 class _Registry:
@@ -288,7 +281,7 @@ def evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
         cases = sorted(ex.cases(), key=_size)
     except Exception as exc:  # a broken case generator is a course bug; still no traceback
         return FAIL, f"the check could not build its inputs ({type(exc).__name__}: {exc})"
-    rules = ex.all_rules()
+    rules = list(ex.rules)
     early, late = [r for r in rules if r.early], [r for r in rules if not r.early]
     plan = [(args, "") for args in cases] + _generated_cases(ex, list(cases))
     for i, (args, label) in enumerate(plan):
@@ -346,13 +339,6 @@ def evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
         msg = _judge(late, case, i == 0)
         if msg:
             return FAIL, msg + where
-        if ex.extra is not None:
-            try:
-                msg = ex.extra(my_args, got)
-            except Exception as exc:
-                msg = f"could not inspect your result ({type(exc).__name__}: {exc})"
-            if msg:
-                return FAIL, msg + where
     n = len(cases)
     return PASS, f"matches the reference on {n} input{'s' if n != 1 else ''}" if cases and cases[0] else "correct"
 

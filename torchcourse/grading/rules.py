@@ -63,6 +63,19 @@ def _tensors(value: Any) -> Iterable[torch.Tensor]:
 
 
 @dataclass
+class Holds(Rule):
+    """A stated property of the result on every case: ``test(args, got)`` returns the message
+    when the property fails (a Python int was asked for, the output is the argument given,
+    ...), or None. Judged after the comparison, like every rule that is not ``early``."""
+
+    test: Callable[[tuple, Any], str | None]
+    name = "a stated property"
+
+    def judge(self, case: Case) -> str | None:
+        return self.test(case.args, case.got)
+
+
+@dataclass
 class IsView(Rule):
     """The result shares bytes with argument ``arg`` (judged by memory overlap, so a view
     built through NumPy counts, and an empty result has nothing to share)."""

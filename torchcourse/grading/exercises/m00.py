@@ -8,7 +8,7 @@ from torchcourse.grading.checks import Exercise
 from torchcourse.grading.exercises._inputs import randint, randn
 from torchcourse.grading.exercises._solutions import solution
 from torchcourse.grading.exercises._types import container, is_int, python_int
-from torchcourse.grading.rules import NoLoop
+from torchcourse.grading.rules import Holds, IsView, NoLoop
 
 column_of = solution("00", "column_of")
 
@@ -95,7 +95,6 @@ EXERCISES = [
         "Dimensions, shape and size",
         shape_info,
         cases=_shape_cases,
-        extra=_shape_info_types,
         hints=[
             "t.dim() counts dimensions; t.shape is a torch.Size, which is a tuple.",
             "t.numel() counts elements (the product of the shape).",
@@ -108,6 +107,7 @@ EXERCISES = [
             lambda t: [t.dim(), tuple(t.shape), t.numel()],
             lambda t: (t.dim(), tuple(t.shape), torch.tensor(t.numel())),
         ],
+        rules=[Holds(_shape_info_types)],
     ),
     Exercise(
         "00.3",
@@ -140,12 +140,12 @@ EXERCISES = [
         "The first row, without a copy",
         first_row,
         cases=lambda: [(randn(3, 4, seed=9),), (randn(5, 2, seed=10, dtype=torch.float64),)],
-        alias="view",
         hints=[
             "Indexing with an integer, t[0], returns a view: no data is copied.",
             "t[0] is the first row; t[:, 0] would be the first column.",
         ],
         wrong=[lambda t: t[0].clone(), lambda t: t[:, 0]],
+        rules=[IsView()],
     ),
     Exercise(
         "00.6",
@@ -163,8 +163,7 @@ EXERCISES = [
         "Count values above a threshold (stretch)",
         count_above,
         cases=_count_cases,
-        rules=[NoLoop()],
-        extra=python_int("the count"),
+        rules=[NoLoop(), Holds(python_int("the count"))],
         hints=[
             "t > threshold is a bool tensor; summing it counts the True values.",
             "Strictly above: > not >=. Return a Python int (int(...) or .item()).",

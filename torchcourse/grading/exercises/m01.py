@@ -12,6 +12,7 @@ from torchcourse.grading.checks import Exercise
 from torchcourse.grading.exercises._inputs import generator, randint, randn
 from torchcourse.grading.exercises._solutions import solution
 from torchcourse.grading.exercises._types import container
+from torchcourse.grading.rules import Holds
 
 to_chw_float = solution("01", "to_chw_float")
 
@@ -233,7 +234,6 @@ EXERCISES = [
         "A CSV table to features, labels and class names (stretch)",
         parse_table,
         cases=_parse_cases,
-        extra=_parse_types,
         hints=[
             "csv.reader(lines) yields lists of strings; the first is the header. Every column but the "
             "last is a number; the last is the class name.",
@@ -264,5 +264,6 @@ EXERCISES = [
             )(list(csv.reader(lines))),
             lambda lines: (lambda f, labels, names: (f, labels, tuple(names)))(*parse_table(lines)),
         ],
+        rules=[Holds(_parse_types)],
     ),
 ]

@@ -13,7 +13,7 @@ from torchcourse.grading.compare import compare
 from torchcourse.grading.exercises._inputs import randint, randn
 from torchcourse.grading.exercises._solutions import solution
 from torchcourse.grading.exercises._types import container
-from torchcourse.grading.rules import Case, NoGradHistory, Rule
+from torchcourse.grading.rules import Case, Holds, IsCopy, IsView, NoGradHistory, Rule
 
 last_column = solution("02", "last_column")
 
@@ -142,7 +142,6 @@ EXERCISES = [
             (randn(0, 3, seed=12),),  # no rows
             (randn(1, 1, seed=13, dtype=torch.float16),),
         ],
-        alias="view",
         hints=[
             "Basic slicing (integers, ':' and ranges) returns a view; a negative index counts from the end.",
             "t[:, j] is column j. Indexing with a list, t[:, [j]], copies.",
@@ -154,6 +153,7 @@ EXERCISES = [
             lambda t: t.T[-1].contiguous(),
             lambda t: t[:, t.shape[1] - 1 : t.shape[1]].reshape(-1).clone(),
         ],
+        rules=[IsView()],
     ),
     Exercise(
         "02.2",
@@ -167,8 +167,7 @@ EXERCISES = [
             (randn(4, 3, seed=15, dtype=torch.float16).T,),
             (randn(0, seed=16),),
         ],
-        alias="copy",
-        rules=[NoGradHistory()],
+        rules=[IsCopy(), NoGradHistory()],
         hints=[
             "A view and detach() share the input's storage: a write into them changes the input.",
             "clone() copies the numbers into a new storage; detach() first drops autograd history.",
@@ -186,8 +185,7 @@ EXERCISES = [
             (randn(12, seed=19)[2:],),  # a slice of the caller's tensor: the change must show there too
         ],
         inplace=True,
-        extra=_returns_its_input,
-        rules=[InItsOwnMemory()],
+        rules=[InItsOwnMemory(), Holds(_returns_its_input)],
         hints=[
             "clamp(min=0) computes the answer; methods ending in _ write it into the tensor itself.",
             (
@@ -209,7 +207,6 @@ EXERCISES = [
         "Wrap a NumPy array without copying",
         wrap_array,
         cases=_wrap_cases,
-        extra=_shares_with_array,
         hints=[
             "torch.tensor(a) always copies the array.",
             (
@@ -222,6 +219,7 @@ EXERCISES = [
             lambda a: torch.from_numpy(a).float(),
             lambda a: torch.as_tensor(a, dtype=torch.float32),
         ],
+        rules=[Holds(_shares_with_array)],
     ),
     Exercise(
         "02.5",
@@ -234,8 +232,7 @@ EXERCISES = [
             (randn(5, 3, seed=19)[1:], randn(4, seed=20)),  # rows of the caller's tensor
         ],
         inplace=True,
-        extra=_returns_its_input,
-        rules=[InItsOwnMemory()],
+        rules=[InItsOwnMemory(), Holds(_returns_its_input)],
         hints=[
             "Row i of m is multiplied by factors[i]: broadcasting needs factors as a column, shape (n, 1).",
             "m = m * ... makes a new tensor; m.mul_(...) or m *= ... writes into m's storage.",
@@ -259,8 +256,7 @@ EXERCISES = [
             (randn(5, 6, seed=19)[1:, 1:], 3.0),  # a window of the caller's image
         ],
         inplace=True,
-        extra=_returns_its_input,
-        rules=[InItsOwnMemory()],
+        rules=[InItsOwnMemory(), Holds(_returns_its_input)],
         hints=[
             "img[0], img[-1], img[:, 0] and img[:, -1] are views of the four edges.",
             "Assigning into a view (img[0] = value) writes into img's storage.",
@@ -278,7 +274,6 @@ EXERCISES = [
         "Which tensors share memory? (stretch)",
         shares_with_first,
         cases=_share_cases,
-        extra=container(list),
         hints=[
             ("A view that starts later in the buffer (t[1]) has another data_ptr() than t, yet the same storage."),
             "Compare x.untyped_storage().data_ptr() with the first tensor's: equal means one buffer.",
@@ -289,5 +284,6 @@ EXERCISES = [
             lambda ts: [torch.equal(t.flatten()[:1], ts[0].flatten()[:1]) for t in ts[1:]],
             lambda ts: tuple(shares_with_first(ts)),
         ],
+        rules=[Holds(container(list))],
     ),
 ]

@@ -11,7 +11,7 @@ from torchcourse.grading.checks import Exercise
 from torchcourse.grading.exercises._inputs import randint, randn
 from torchcourse.grading.exercises._solutions import solution
 from torchcourse.grading.exercises._types import container
-from torchcourse.grading.rules import Calls
+from torchcourse.grading.rules import Calls, Holds, IsView
 
 element_at = solution("03", "element_at")
 
@@ -99,12 +99,12 @@ EXERCISES = [
             ((0, 4),),
             ((1000, 1000, 1000, 1000, 1000),),  # 10**15 elements: far too many to allocate
         ],
-        extra=container(tuple),
         rules=[
             Calls(
                 forbid=("factory",),
                 why="compute the strides from the shape, without creating a tensor",
-            )
+            ),
+            Holds(container(tuple)),
         ],
         hints=[
             "The last dimension has stride 1: neighbours along it are neighbours in memory.",
@@ -129,7 +129,6 @@ EXERCISES = [
             (randn(2, 3, 5, seed=38),),
             (randn(2, 2, 3, 4, seed=39, dtype=torch.float64),),
         ],
-        alias="view",
         hints=[
             "transpose(d0, d1) swaps any two dimensions; negative numbers count from the end.",
             "A transpose only swaps strides: do not call contiguous() or clone() afterwards.",
@@ -139,6 +138,7 @@ EXERCISES = [
             lambda t: t.reshape(*t.shape[:-2], t.shape[-1], t.shape[-2]),
             lambda t: t.transpose(0, 1),
         ],
+        rules=[IsView()],
     ),
     Exercise(
         "03.4",
@@ -150,8 +150,6 @@ EXERCISES = [
             (randint(0, 9, 2, seed=42), 6),
             (torch.arange(10.0)[1::2], 3),  # a strided row: every other element, from 1
         ],
-        alias="view",
-        extra=_stride_zero,
         hints=[
             "expand repeats a dimension by giving it stride 0: nothing is copied.",
             "row.expand(n, -1) (-1 keeps a size); repeat copies the data.",
@@ -162,13 +160,13 @@ EXERCISES = [
             lambda row, n: row.unsqueeze(1).expand(-1, n),
             lambda row, n: row.as_strided((n, len(row)), (0, 1)),  # ignores row's stride and offset
         ],
+        rules=[IsView(), Holds(_stride_zero)],
     ),
     Exercise(
         "03.5",
         "Flatten anything, copy only when needed",
         flatten_rows,
         cases=_flatten_cases,
-        extra=_view_when_possible,
         hints=[
             (
                 "view(-1) fails on a non-contiguous tensor; one method returns a view when it can and copies "
@@ -181,6 +179,7 @@ EXERCISES = [
             lambda t: t.contiguous().view(-1).clone(),
             lambda t: t.as_strided((t.numel(),), (1,)),
         ],
+        rules=[Holds(_view_when_possible)],
     ),
     Exercise(
         "03.6",
@@ -194,7 +193,6 @@ EXERCISES = [
             (torch.arange(10.0)[::2], 2),  # strided: every other element
             (randn(13, seed=47)[1::2], 3),  # strided, starting later in its storage
         ],
-        alias="view",
         hints=[
             "A signal of length n has n - w + 1 windows of length w; window k starts at position k.",
             (
@@ -208,6 +206,7 @@ EXERCISES = [
             lambda x, w: x.unfold(0, w, 1).contiguous(),
             lambda x, w: x.as_strided((len(x) - w + 1, w), (1, 1), x.storage_offset()),  # ignores x's stride
         ],
+        rules=[IsView()],
     ),
     Exercise(
         "03.7",
@@ -219,7 +218,6 @@ EXERCISES = [
             (randint(0, 9, 4, 6, seed=48), 2),
             (randn(2, 2, seed=49, dtype=torch.float64), 1),
         ],
-        alias="view",
         hints=[
             "The result has shape (H//b, W//b, b, b): block (r, c) is img[r*b:(r+1)*b, c*b:(c+1)*b].",
             (
@@ -232,5 +230,6 @@ EXERCISES = [
             lambda img, b: img.view(img.shape[0] // b, b, img.shape[1] // b, b).transpose(1, 2).contiguous(),
             lambda img, b: img.unfold(0, b, b).unfold(1, b, b).transpose(-2, -1),
         ],
+        rules=[IsView()],
     ),
 ]

@@ -15,7 +15,7 @@ from torchcourse.grading.checks import Exercise
 from torchcourse.grading.exercises._inputs import generator, randint, randn
 from torchcourse.grading.exercises._solutions import solution
 from torchcourse.grading.exercises._types import python_int
-from torchcourse.grading.rules import Case, Rule, below_bytes_per_element
+from torchcourse.grading.rules import Case, Holds, Rule, below_bytes_per_element
 
 SIGNED = (torch.int8, torch.int16, torch.int32, torch.int64)
 
@@ -233,7 +233,6 @@ EXERCISES = [
         "Bytes of a tensor",
         nbytes,
         cases=_nbytes_cases,
-        extra=python_int("the number of bytes"),
         hints=[
             "t.numel() counts elements; t.element_size() gives the bytes of one element of t's dtype.",
             "A bool takes a whole byte; a bfloat16 two.",
@@ -245,6 +244,7 @@ EXERCISES = [
             lambda t: torch.tensor(t.numel() * t.element_size()),  # a tensor, not a Python int
             lambda t: t.untyped_storage().nbytes(),  # the whole storage, not t's elements
         ],
+        rules=[Holds(python_int("the number of bytes"))],
     ),
     Exercise(
         "04.3",

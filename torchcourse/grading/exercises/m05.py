@@ -15,7 +15,7 @@ from torchcourse.grading.compare import describe
 from torchcourse.grading.exercises._inputs import randint, randn
 from torchcourse.grading.exercises._solutions import solution
 from torchcourse.grading.exercises._types import python_float
-from torchcourse.grading.rules import Calls, Case, NoLoop, Rule
+from torchcourse.grading.rules import Calls, Case, Holds, NoLoop, Rule
 
 column_means = solution("05", "column_means")
 
@@ -426,7 +426,6 @@ EXERCISES = [
         "Bytes per second of a sum",
         sum_gbps,
         cases=_gbps_cases,
-        extra=python_float("the bandwidth"),
         hints=[
             "A sum reads every element once: bytes = number of elements × bytes per element.",
             "t.numel() counts elements, t.element_size() gives bytes per element (8 for float64, 1 for int8). "
@@ -439,6 +438,7 @@ EXERCISES = [
             lambda t, seconds: torch.tensor(t.numel() * t.element_size() / seconds / 1e9),  # a tensor
             lambda t, seconds: t.untyped_storage().nbytes() / seconds / 1e9,  # the storage, not t's elements
         ],
+        rules=[Holds(python_float("the bandwidth"))],
     ),
     Exercise(
         "05.3",

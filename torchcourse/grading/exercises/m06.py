@@ -12,7 +12,7 @@ from torchcourse.grading.exercises._inputs import randn
 from torchcourse.grading.exercises._solutions import solution
 from torchcourse.grading.exercises._types import python_float
 from torchcourse.grading.families import FAMILIES
-from torchcourse.grading.rules import Calls, Case, NoLoop, Rule, recorded_calls
+from torchcourse.grading.rules import Calls, Case, Holds, NoLoop, Rule, recorded_calls
 
 solve_system = solution("06", "solve_system")
 
@@ -213,7 +213,6 @@ EXERCISES = [
         "GFLOP/s of a matrix product",
         matmul_gflops,
         cases=lambda: [(500, 2.29e-3), (1024, 0.015), (16, 2e-6), (5000, 2.21)],
-        extra=python_float("the throughput"),
         hints=[
             "The text counts the product as 2n³ operations: n³ multiply-adds, each a multiplication and an addition.",
             "GFLOP/s = operations / seconds / 1e9.",
@@ -225,13 +224,13 @@ EXERCISES = [
             lambda n, seconds: torch.tensor(2 * n**3 / seconds / 1e9),  # a tensor, not a Python float
             lambda n, seconds: (2 * n - 1) * n * n / seconds / 1e9,  # another count than the text's 2n³
         ],
+        rules=[Holds(python_float("the throughput"))],
     ),
     Exercise(
         "06.3",
         "How far from solved? The residual norm",
         residual_norm,
         cases=_residual_cases,
-        extra=python_float("the norm"),
         hints=[
             "The residual is the vector A @ x - b: zero when x solves the system exactly.",
             "Its size is the Euclidean (2-)norm: torch.linalg.vector_norm. Return a Python float (.item()).",
@@ -242,6 +241,7 @@ EXERCISES = [
             lambda A, x, b: torch.linalg.vector_norm(x - b).item(),
             lambda A, x, b: torch.linalg.norm(A @ x - b),  # a 0-d tensor, not a Python float
         ],
+        rules=[Holds(python_float("the norm"))],
     ),
     Exercise(
         "06.4",

@@ -19,7 +19,7 @@ from torchcourse.grading.compare import compare, describe
 from torchcourse.grading.exercises._inputs import randint, randn
 from torchcourse.grading.exercises._solutions import solution
 from torchcourse.grading.exercises._types import container, python_int
-from torchcourse.grading.rules import Calls, Case, NewObject, Rule
+from torchcourse.grading.rules import Calls, Case, Holds, NewObject, Rule
 
 zeros_on = solution("07", "zeros_on")
 
@@ -379,7 +379,6 @@ EXERCISES = [
         "Bytes moved by a transfer",
         transfer_bytes,
         cases=_bytes_cases,
-        extra=python_int("the byte count"),
         hints=[
             "A transfer copies every element of t: how many elements, times how many bytes each.",
             "Not every dtype takes 4 bytes: t.element_size() says how many (8 for float64, 1 for int8). "
@@ -391,6 +390,7 @@ EXERCISES = [
             lambda t: len(t) * t.element_size(),
             lambda t: torch.tensor(t.numel() * t.element_size()),  # a tensor, not an int
         ],
+        rules=[Holds(python_int("the byte count"))],
     ),
     Exercise(
         "07.4",
@@ -460,7 +460,6 @@ EXERCISES = [
         "Pack small tensors into one transfer (stretch)",
         pack,
         cases=_pack_cases,
-        extra=_shapes_as_named,
         hints=[
             "Flatten each tensor to 1-D, then concatenate the pieces with torch.cat.",
             "view(-1) fails on a non-contiguous tensor (a transpose); reshape(-1) copies when it must.",
@@ -473,6 +472,7 @@ EXERCISES = [
             lambda tensors: (torch.cat([t.reshape(-1) for t in tensors]), [list(t.shape) for t in tensors]),
             lambda tensors: (torch.cat([t.reshape(-1) for t in tensors]), tuple(tuple(t.shape) for t in tensors)),
         ],
+        rules=[Holds(_shapes_as_named)],
     ),
     Exercise(
         "07.8",

@@ -18,7 +18,7 @@ from torchcourse.grading.compare import compare
 from torchcourse.grading.exercises._inputs import randn
 from torchcourse.grading.exercises._solutions import solution
 from torchcourse.grading.exercises._types import python_int
-from torchcourse.grading.rules import Case, Rule
+from torchcourse.grading.rules import Case, Holds, Rule
 
 # ---------------------------------------------------------------------------- 08.1
 
@@ -362,7 +362,6 @@ EXERCISES = [
         "Count the trainable numbers",
         count_trainable,
         cases=_count_cases,
-        extra=python_int("the count"),
         hints=[
             "module.parameters() yields every parameter, through all sub-modules.",
             "Count numbers, not tensors (p.numel()), and only those with p.requires_grad; buffers are not parameters.",
@@ -377,6 +376,7 @@ EXERCISES = [
             ),
             lambda module: torch.tensor(sum(p.numel() for p in module.parameters() if p.requires_grad)),  # a tensor
         ],
+        rules=[Holds(python_int("the count"))],
     ),
     Exercise(
         "08.2",
@@ -433,8 +433,7 @@ EXERCISES = [
         "Predict in inference mode",
         predict,
         cases=lambda: [(_net(830, 3, 2), randn(4, 3, seed=831)), (_net(840, 5, 1), randn(2, 5, seed=841))],
-        extra=_predict_extra,
-        rules=[_RunsInInferenceMode()],
+        rules=[_RunsInInferenceMode(), Holds(_predict_extra)],
         hints=[
             "Dropout and BatchNorm behave differently in training: module.eval() switches them to "
             "evaluation behaviour.",

@@ -12,7 +12,7 @@ from torchcourse.grading.compare import describe
 from torchcourse.grading.exercises._counts import byte_counts_message
 from torchcourse.grading.exercises._inputs import generator, randn
 from torchcourse.grading.exercises._solutions import solution
-from torchcourse.grading.rules import Calls, MemoryLimit, NoLoop
+from torchcourse.grading.rules import Calls, Holds, MemoryLimit, NoLoop
 
 # --- 09.1 ------------------------------------------------------------------------------
 GOALS = (
@@ -461,7 +461,6 @@ EXERCISES = [
         compile_kwargs,
         cases=lambda: [(goal,) for goal in GOALS],
         property=_goal_met,
-        extra=_accepted_by_torch_compile,
         hints=[
             "torch._inductor.list_mode_options() lists the modes and the options each one sets.",
             "fullgraph=True turns a graph break into an error; backend='eager' runs the captured graph "
@@ -473,6 +472,7 @@ EXERCISES = [
             _wrong_kwargs_dynamic_for_breaks,
             lambda goal: {**compile_kwargs(goal), "fullgraph": True},  # more than each goal needs
         ],
+        rules=[Holds(_accepted_by_torch_compile)],
     ),
     Exercise(
         "09.2",
@@ -541,10 +541,10 @@ EXERCISES = [
         "Hit or miss: an integral as one fused expression",
         hit_or_miss,
         cases=_hit_cases,
-        extra=_scalar_float32,
         rules=[
             NoLoop(),
             Calls(forbid=("to Python",), why="keep the estimate a tensor: one tensor expression, no .item()"),
+            Holds(_scalar_float32),
         ],
         hints=[
             "A point (x, y) in the unit square is a hit when it lies under the curve: y <= exp(-x²).",
@@ -562,8 +562,7 @@ EXERCISES = [
         "Monte Carlo π in chunks (stretch)",
         pi_chunked,
         cases=_chunk_cases,
-        rules=[_CHUNKED],
-        extra=_scalar_float32,
+        rules=[_CHUNKED, Holds(_scalar_float32)],
         hints=[
             "range(0, n, chunk) gives the start of every chunk, the last one possibly shorter; "
             "slicing past the end is safe.",

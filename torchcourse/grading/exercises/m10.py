@@ -15,7 +15,7 @@ import torch
 
 from torchcourse.grading.checks import Exercise
 from torchcourse.grading.exercises._solutions import solution
-from torchcourse.grading.rules import Case, Rule
+from torchcourse.grading.rules import Case, Holds, IsView, Rule
 
 _LIMIT_AT_IMPORT = torch._dynamo.config.recompile_limit
 
@@ -346,22 +346,20 @@ EXERCISES = [
         "One graph for every batch size",
         mark_batch_dynamic,
         cases=_batch_cases,
-        alias="view",
-        extra=_one_graph_for_all_batches,
         hints=[
             "torch._dynamo.mark_dynamic(tensor, dim) marks one dimension of one tensor as dynamic, before "
             "the first compiled call sees it.",
             "The batch is dimension 0; leave the other dimensions static, and return the same tensor.",
         ],
         wrong=[lambda x: x, _mark_all, _mark_columns],
+        rules=[IsView(), Holds(_one_graph_for_all_batches)],
     ),
     Exercise(
         "10.5",
         "Past the recompile limit",
         compiles_past_limit,
         cases=lambda: [(5, 3), (2, 4), (3, 1)],
-        extra=_limit_restored,
-        rules=[Measures(reported=lambda got: got, start_limit=_LIMIT_AT_IMPORT + 5)],
+        rules=[Measures(reported=lambda got: got, start_limit=_LIMIT_AT_IMPORT + 5), Holds(_limit_restored)],
         hints=[
             "Write a function that branches on a string argument, compile it with a CompileCounter, and call it "
             "with n_names different strings; count graphs with counter.frame_count.",

@@ -18,7 +18,7 @@ from torchcourse.grading.compare import compare, describe
 from torchcourse.grading.exercises._counts import byte_count_message
 from torchcourse.grading.exercises._inputs import generator, randn
 from torchcourse.grading.exercises._solutions import solution
-from torchcourse.grading.rules import Case, Rule
+from torchcourse.grading.rules import Case, Holds, Rule
 
 
 def _points(n: int, k: int, seed: int, dtype=torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
@@ -456,8 +456,7 @@ EXERCISES = [
         assign_into,
         cases=_into_cases,
         inplace=True,
-        extra=_returns_out,
-        rules=[KeepsBuffer()],
+        rules=[KeepsBuffer(), Holds(_returns_out)],
         hints=[
             "Compute the labels as in 12.3 (argmin over the means of the squared distances), then write "
             "them into out: out.copy_(labels) converts to out's dtype and returns out.",

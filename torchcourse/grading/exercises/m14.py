@@ -12,7 +12,7 @@ from torchcourse.grading.compare import compare
 from torchcourse.grading.exercises._inputs import randn
 from torchcourse.grading.exercises._solutions import solution
 from torchcourse.grading.families import FAMILIES
-from torchcourse.grading.rules import Case, Rule, recorded_calls
+from torchcourse.grading.rules import Case, Holds, Rule, recorded_calls
 
 derivative = solution("14", "derivative")
 
@@ -236,8 +236,7 @@ EXERCISES = [
         "The derivative at every point",
         derivative,
         cases=_derivative_cases,
-        extra=_requires_no_grad,
-        rules=[_DerivativeFromAutograd("f'"), _LeavesXAlone()],
+        rules=[_DerivativeFromAutograd("f'"), _LeavesXAlone(), Holds(_requires_no_grad)],
         hints=[
             "Make a fresh leaf that requires grad: x = x.detach().requires_grad_(), then y = f(x).",
             "torch.autograd.grad needs a scalar: differentiate y.sum(). Because f acts element-wise, "
@@ -275,8 +274,7 @@ EXERCISES = [
         "Newton's method with autograd",
         newton,
         cases=_newton_cases,
-        extra=_requires_no_grad,
-        rules=[_DerivativeFromAutograd()],
+        rules=[_DerivativeFromAutograd(), Holds(_requires_no_grad)],
         hints=[
             "Each step: x = x.detach().requires_grad_(); gx = g(x); the derivative is "
             "torch.autograd.grad(gx.sum(), x)[0]; then x = x − gx / derivative.",
@@ -338,7 +336,6 @@ EXERCISES = [
         "Gradient descent with torch.func",
         gradient_descent,
         cases=_descent_cases,
-        extra=_requires_no_grad,
         hints=[
             "torch.func.grad(f) is a function: call it at x to get the gradient there (no requires_grad needed).",
             "Take `steps` steps of x = x − lr · grad(f)(x), each making a new tensor: x0 belongs to the caller "
@@ -349,6 +346,7 @@ EXERCISES = [
             _descent_in_place,
             lambda f, x0, lr, steps: x0 - steps * lr * grad(f)(x0),
         ],
+        rules=[Holds(_requires_no_grad)],
     ),
     Exercise(
         "14.7",

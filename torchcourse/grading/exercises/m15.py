@@ -19,7 +19,7 @@ from torchcourse.grading.checks import Exercise
 from torchcourse.grading.compare import describe, shares_memory
 from torchcourse.grading.exercises._inputs import randint, randn
 from torchcourse.grading.exercises._solutions import solution
-from torchcourse.grading.rules import Calls, Rule, allocations
+from torchcourse.grading.rules import Calls, Holds, Rule, allocations
 
 rows_owned = solution("15", "rows_owned")
 
@@ -237,12 +237,12 @@ EXERCISES = [
         "Which rows does a rank own? (warm-up)",
         rows_owned,
         cases=_rows_cases,
-        extra=_int_pair,
         rules=[
             Calls(
                 forbid=("split",),
                 why="work the row counts out with arithmetic, not torch.chunk",
-            )
+            ),
+            Holds(_int_pair),
         ],
         hints=[
             (
@@ -266,7 +266,6 @@ EXERCISES = [
         "Simulate all_reduce",
         all_reduce,
         cases=_reduce_cases,
-        extra=_separate_buffers,
         hints=[
             "After all_reduce(SUM) every rank holds the element-wise sum of all ranks' tensors.",
             "torch.stack(tensors).sum(dim=0) is the sum; give each rank its own .clone() of it.",
@@ -276,13 +275,13 @@ EXERCISES = [
             lambda ts: [torch.stack(ts).mean(dim=0) for _ in ts],
             lambda ts: [torch.stack(ts).sum(dim=0)] * len(ts),
         ],
+        rules=[Holds(_separate_buffers)],
     ),
     Exercise(
         "15.3",
         "Simulate all_gather",
         all_gather,
         cases=_gather_cases,
-        extra=_separate_buffers,
         hints=[
             "After all_gather every rank holds every rank's tensor, in rank order, joined along dim 0.",
             "torch.cat (not torch.stack) joins along an existing dimension; one copy per rank.",
@@ -292,13 +291,13 @@ EXERCISES = [
             lambda ts: [torch.cat(ts[::-1]) for _ in ts],
             lambda ts: [t.clone() for t in ts],
         ],
+        rules=[Holds(_separate_buffers)],
     ),
     Exercise(
         "15.4",
         "Simulate reduce_scatter",
         reduce_scatter,
         cases=_scatter_cases,
-        extra=_separate_buffers,
         hints=[
             "reduce_scatter = a sum over ranks, then rank r keeps only the r-th chunk of that sum.",
             "Sum with torch.stack(tensors).sum(dim=0), then .chunk(len(tensors)) along dim 0.",
@@ -308,6 +307,7 @@ EXERCISES = [
             lambda ts: [torch.stack(ts).sum(dim=0) for _ in ts],
             lambda ts: [c.clone() for c in torch.stack(ts).mean(dim=0).chunk(len(ts))],
         ],
+        rules=[Holds(_separate_buffers)],
     ),
     Exercise(
         "15.5",
@@ -329,7 +329,6 @@ EXERCISES = [
         "Bytes each rank sends in a ring all-reduce",
         ring_all_reduce_bytes,
         cases=_ring_cases,
-        extra=_a_float,
         hints=[
             (
                 "A ring all-reduce is a reduce-scatter (p - 1 steps) then an all-gather (p - 1 steps); "
@@ -344,6 +343,7 @@ EXERCISES = [
             lambda n, b, p: 2 * (p - 1) * n * b // p,  # floor division: not a float, 13 for 13.33
             lambda n, b, p: int(2 * (p - 1) / p * n * b),
         ],
+        rules=[Holds(_a_float)],
     ),
     Exercise(
         "15.7",

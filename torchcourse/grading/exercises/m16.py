@@ -17,7 +17,7 @@ from torchcourse.grading.exercises.m02 import (  # an in-place answer keeps its 
     _storage_set,
     _storage_swap,
 )
-from torchcourse.grading.rules import NoLoop
+from torchcourse.grading.rules import Holds, IsCopy, IsView, NoLoop
 
 # ------------------------------------------------------------------ references
 
@@ -115,8 +115,7 @@ EXERCISES = [
             (randn(4, 6, seed=6)[1:, ::2],),  # rows of the caller's tensor: the change must show there too
         ],
         inplace=True,
-        extra=_returns_its_input,
-        rules=[NO_LOOP, InItsOwnMemory()],
+        rules=[NO_LOOP, InItsOwnMemory(), Holds(_returns_its_input)],
         hints=[
             "`t < 0` is a boolean mask of the same shape as t; a mask inside square brackets picks those entries.",
             "On the left of `=`, `t[mask] = 0` writes into t's own storage. Then return t itself.",
@@ -167,8 +166,7 @@ EXERCISES = [
             (randn(1, 4, seed=13),),
             (randn(0, 2, seed=14),),
         ],
-        alias="view",
-        rules=[NO_LOOP],
+        rules=[IsView(), NO_LOOP],
         hints=[
             "Rows 0, 2, 4, ...: a start, a stop and a step.",
             "`x[torch.arange(0, len(x), 2)]` has the right values but copies them (an index tensor with "
@@ -191,8 +189,7 @@ EXERCISES = [
             (torch.tensor([[7.0]]),),
             (randn(0, 0, seed=18),),
         ],
-        alias="copy",
-        rules=[NoLoop(grow=_square_tiles)],
+        rules=[IsCopy(), NoLoop(grow=_square_tiles)],
         hints=[
             "Entry k of the anti-diagonal sits at row k, column n - 1 - k.",
             "Two integer tensors of the same length, `m[rows, cols]`, pick the pairs (rows[k], cols[k]).",
@@ -410,8 +407,7 @@ EXERCISES = [
             (randn(5, 6, seed=63)[1:, 1:], 2.0),  # a window of the caller's matrix
         ],
         inplace=True,
-        extra=_returns_its_input,
-        rules=[NO_LOOP, InItsOwnMemory()],
+        rules=[NO_LOOP, InItsOwnMemory(), Holds(_returns_its_input)],
         hints=[
             "Entry (i, j) is strictly below the diagonal when i > j: compare a column of row numbers with a "
             "row of column numbers, or use `tril(diagonal=-1)` on a boolean tensor of ones.",
