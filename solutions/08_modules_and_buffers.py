@@ -226,6 +226,35 @@ def inspect_lazy(A, x):
 
 check("08.6", inspect_lazy)
 
+
+# %% [markdown]
+# ### 08.7 · Predict, and leave the model as you found it
+#
+# A function that predicts in the middle of training must not switch the model out of
+# training mode behind your back. Write `predict_as_found(model, x)` that returns `model(x)`
+# computed with every layer in evaluation behaviour (Dropout passes its input through,
+# BatchNorm uses its running statistics) and with **no autograd history**, and leaves the
+# model exactly as it was: every sub-module's `training` flag as before (they need not all
+# agree: a model in training mode may hold a block that was put in eval mode on purpose) and
+# every buffer unchanged.
+
+
+# %%
+def predict_as_found(model, x):
+    ### BEGIN SOLUTION
+    flags = {m: m.training for m in model.modules()}
+    model.eval()
+    try:
+        with torch.no_grad():
+            return model(x)
+    finally:
+        for m, flag in flags.items():
+            m.training = flag
+    ### END SOLUTION
+
+
+check("08.7", predict_as_found)
+
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [08 · nn.Module as a container for computation](../notebooks/08_modules_and_buffers.ipynb) ·
 # **Previous:** [07 · GPU offload](07_gpu_offload.ipynb) ·

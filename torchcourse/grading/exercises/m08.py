@@ -3,22 +3,39 @@
 A check compares values, so exercises that build a module return what matters about it:
 its output, its buffers (``dict(m.named_buffers())``) or its ``state_dict`` keys. A
 parameter where a buffer belongs, or a plain attribute, then shows as a missing key.
+The rules that watch a module run live in ``m08_rules.py``, the inputs (the modules and
+networks the checks build) in ``m08_cases.py``.
 """
 
 from __future__ import annotations
 
 import types
-import warnings
 
 import torch
 from torch import nn
 
 from torchcourse.grading.checks import Exercise
-from torchcourse.grading.compare import compare
 from torchcourse.grading.exercises._inputs import randn
 from torchcourse.grading.exercises._solutions import solution
 from torchcourse.grading.exercises._types import python_int
-from torchcourse.grading.rules import Case, Holds, Rule
+from torchcourse.grading.exercises.m08_cases import (
+    _count_cases,
+    _lazy_cases,
+    _linear_cases,
+    _net,
+    _restore_cases,
+    _standardise_cases,
+    _unsaved_cases,
+)
+from torchcourse.grading.exercises.m08_rules import (
+    BuffersUnchanged,
+    ModeRestored,
+    _PKeptAfterFirstCall,
+    _predict_extra,
+    _RunsInInferenceMode,
+    _StandardiseSaved,
+)
+from torchcourse.grading.rules import Holds, NoGradHistory
 
 # ---------------------------------------------------------------------------- 08.1
 
@@ -26,50 +43,10 @@ from torchcourse.grading.rules import Case, Holds, Rule
 count_trainable = solution("08", "count_trainable")
 
 
-class _WithBuffers(nn.Module):
-    """A parameter, a persistent buffer and a non-persistent buffer (built on meta: no data)."""
-
-    def __init__(self, device="meta"):
-        super().__init__()
-        self.weight = nn.Parameter(torch.empty(3, 2, device=device))
-        self.table = nn.Buffer(torch.empty(10, device=device))
-        self.cache = nn.Buffer(torch.empty(4, 4, device=device), persistent=False)
-
-
-def _count_cases():
-    frozen = nn.Sequential(nn.Linear(5, 3, device="meta"), nn.Linear(3, 2, device="meta"))
-    frozen[0].requires_grad_(False)
-    net = nn.Sequential(
-        nn.Linear(5, 3, device="meta"), nn.BatchNorm1d(3, device="meta"), nn.Linear(3, 1, device="meta")
-    )
-    tied = nn.Sequential(nn.Embedding(10, 4, device="meta"), nn.Linear(4, 10, device="meta"))
-    tied[1].weight = tied[0].weight  # one weight used twice: an optimiser trains its 40 numbers once
-    return [(nn.Linear(3, 4, device="meta"),), (net,), (frozen,), (_WithBuffers(),), (tied,)]
-
-
 # ---------------------------------------------------------------------------- 08.2
 
 
 unsaved_buffers = solution("08", "unsaved_buffers")
-
-
-class _Unsorted(nn.Module):
-    """Two unsaved buffers registered out of alphabetical order, and an unsaved None buffer
-    (registered, but nothing for .to() to move and nothing for named_buffers() to yield)."""
-
-    def __init__(self):
-        super().__init__()
-        self.zeta = nn.Buffer(torch.empty(2, device="meta"), persistent=False)
-        self.alpha = nn.Buffer(torch.empty(3, device="meta"), persistent=False)
-        self.register_buffer("empty_slot", None, persistent=False)
-        self.kept = nn.Buffer(torch.empty(1, device="meta"))
-
-
-def _unsaved_cases():
-    nested = nn.Sequential(
-        _WithBuffers(), nn.BatchNorm1d(2, device="meta"), nn.Sequential(nn.Linear(2, 2, device="meta"), _WithBuffers())
-    )
-    return [(_WithBuffers(),), (nested,), (nn.BatchNorm1d(4, device="meta"),), (_Unsorted(),)]
 
 
 # ---------------------------------------------------------------------------- 08.3
@@ -126,43 +103,10 @@ class _StandardiseKeepdim(_Standardise):
         self.std = nn.Buffer(data.std(dim=0, keepdim=True))
 
 
-class _StandardiseSaved(Rule):
-    """08.3 says the statistics "must be saved": both names are in state_dict()."""
-
-    name = "saved in state_dict"
-    early = True
-
-    def judge(self, case):
-        saved = case.got.get("saved") if isinstance(case.got, dict) else None
-        if isinstance(saved, list) and not {"mean", "std"} <= set(saved):
-            missing = sorted({"mean", "std"} - set(saved))
-            return (
-                f"state_dict() does not hold {' and '.join(missing)}, so it would not be saved: register it as a "
-                "persistent buffer (the default; not persistent=False)"
-            )
-        return None
-
-
-def _standardise_cases():
-    return [
-        (randn(50, 3, seed=800) * 2 + 1, randn(4, 3, seed=801)),
-        (randn(20, 5, seed=802, dtype=torch.float64) * 0.5 - 3, randn(2, 5, seed=803, dtype=torch.float64)),
-        (randn(8, 1, seed=804), randn(6, 1, seed=805)),
-    ]
-
-
 # ---------------------------------------------------------------------------- 08.4
 
 
 linear_from_state = solution("08", "linear_from_state")
-
-
-def _linear_cases():
-    return [
-        ({"weight": randn(4, 3, seed=810), "bias": randn(4, seed=811)}, randn(5, 3, seed=812)),
-        ({"weight": randn(2, 6, seed=813), "bias": randn(2, seed=814)}, randn(1, 6, seed=815)),
-        ({"weight": randn(3, 3, seed=816)}, randn(2, 3, seed=817)),
-    ]  # a layer saved with bias=False
 
 
 def _fresh_linear(state, x):
@@ -183,66 +127,6 @@ def _always_bias(state, x):
 predict = solution("08", "predict")
 
 
-def _net(seed, n_in, n_out):
-    """A small network in training mode, with seeded weights and running statistics."""
-    net = nn.Sequential(
-        nn.Linear(n_in, 8, device="meta"),
-        nn.BatchNorm1d(8, device="meta"),
-        nn.ReLU(),
-        nn.Dropout(0.5),
-        nn.Linear(8, n_out, device="meta"),
-    )
-    net.to_empty(device="cpu")  # real memory, no use of the global random generator
-    with torch.no_grad():
-        for i, p in enumerate(net.parameters()):
-            p.copy_(randn(*p.shape, seed=seed + i))
-        net[1].running_mean.copy_(randn(8, seed=seed + 10))
-        net[1].running_var.copy_(randn(8, seed=seed + 11).abs() + 0.5)
-        net[1].num_batches_tracked.fill_(100)
-    return net
-
-
-def _predict_extra(args, got):
-    if isinstance(got, torch.Tensor) and not got.is_inference():
-        return (
-            "the values are right but the result is not an inference tensor: "
-            "run the module inside `with torch.inference_mode():`"
-        )
-    return None
-
-
-class _RunsInInferenceMode(Rule):
-    """08.5's "no autograd bookkeeping at all": every layer of the network runs with inference
-    mode on (seen by a hook on each sub-module), not only the copy that is returned."""
-
-    name = "inference mode"
-
-    def judge(self, case: Case) -> str | None:
-        module, *rest = case.fresh()
-        if not isinstance(module, nn.Module):
-            return None
-        seen: list[bool] = []
-        hooks = [
-            m.register_forward_pre_hook(lambda mod, inp: seen.append(torch.is_inference_mode_enabled()))
-            for m in module.modules()
-        ]
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                case.fn(module, *rest)
-        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
-            return None
-        finally:
-            for h in hooks:
-                h.remove()
-        if not all(seen):
-            return (
-                "the network ran outside inference mode (with autograd's bookkeeping on), even if what you return "
-                "is an inference tensor; call the module itself inside `with torch.inference_mode():`"
-            )
-        return None
-
-
 def _graph_then_copy(module, x):
     module.eval()
     y = module(x)  # autograd records the whole forward pass
@@ -259,6 +143,71 @@ def _no_grad_predict(module, x):
 def _train_mode_predict(module, x):
     with torch.inference_mode():
         return module(x)
+
+
+# ---------------------------------------------------------------------------- 08.7
+
+
+predict_as_found = solution("08", "predict_as_found")
+
+
+def _eval_no_restore(model, x):
+    model.eval()
+    with torch.no_grad():
+        return model(x)
+
+
+def _restore_top_flag(model, x):
+    was = model.training
+    model.eval()
+    with torch.no_grad():
+        y = model(x)
+    model.train(was)  # sets every sub-module to the top flag
+    return y
+
+
+def _restore_children_only(model, x):
+    flags = [c.training for c in model.children()]
+    model.eval()
+    with torch.no_grad():
+        y = model(x)
+    for c, flag in zip(model.children(), flags):
+        c.training = flag  # the model itself and the modules nested deeper stay in eval mode
+    return y
+
+
+def _restore_in_reverse(model, x):
+    flags = [(m, m.training) for m in model.modules()]
+    model.eval()
+    with torch.no_grad():
+        y = model(x)
+    for m, flag in reversed(flags):
+        m.train(flag)  # train() recurses: the parent, last, overwrites its children's flags
+    return y
+
+
+def _no_grad_in_place(model, x):
+    with torch.no_grad():
+        return model(x)  # Dropout drops, BatchNorm updates its running statistics
+
+
+def _eval_keeps_graph(model, x):
+    flags = {m: m.training for m in model.modules()}
+    model.eval()
+    y = model(x)  # autograd records the forward pass
+    for m, flag in flags.items():
+        m.training = flag
+    return y
+
+
+def _warm_up_then_predict(model, x):
+    flags = {m: m.training for m in model.modules()}
+    with torch.no_grad():
+        model.train()(x)  # a "warm-up" call in training mode
+        y = model.eval()(x)
+    for m, flag in flags.items():
+        m.training = flag
+    return y
 
 
 # ---------------------------------------------------------------------------- 08.6
@@ -304,56 +253,6 @@ class _RebuiltP(_LazyProjection):
     def forward(self, x):
         self.register_buffer("P", self.A @ torch.linalg.pinv(self.A), persistent=False)  # on every call
         return x @ self.P.T
-
-
-class _PKeptAfterFirstCall(Rule):
-    """08.6's "built on the first call ... kept afterwards": a second call uses the P of the first.
-    The check catches the module that ``inspect_lazy`` builds and calls (a global forward hook),
-    changes its A in place and calls it again on the same x: a P that is kept gives the first output
-    again, a P rebuilt on every call follows the new A."""
-
-    name = "P kept after the first call"
-
-    def judge(self, case: Case) -> str | None:
-        calls: list[tuple[nn.Module, tuple, object]] = []
-        hook = nn.modules.module.register_module_forward_hook(lambda m, inp, out: calls.append((m, inp, out)))
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                case.fn(*case.fresh())
-        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
-            return None
-        finally:
-            hook.remove()
-        if not calls or not isinstance(calls[-1][2], torch.Tensor):
-            return None
-        module, inputs, out = calls[-1]  # the outermost module's hook runs last
-        A = getattr(module, "A", None)
-        if not isinstance(A, torch.Tensor):
-            return None
-        first = out.detach().clone()
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                with torch.no_grad():
-                    A.copy_(A.flip(0))  # rows reversed: another column space
-                second = module(*inputs)
-        except Exception:  # noqa: BLE001
-            return None
-        if compare(second, first, rtol=1e-4, atol=1e-5) is not None:
-            return (
-                "P is built again on a later call (a second call, after A changed, projected onto the new A): "
-                "build P only when it is None, on the first call, and keep it"
-            )
-        return None
-
-
-def _lazy_cases():
-    return [
-        (randn(30, 4, seed=820), randn(5, 30, seed=821)),
-        (randn(12, 3, seed=822, dtype=torch.float64), randn(3, 12, seed=823, dtype=torch.float64)),
-        (randn(6, 6, seed=824), randn(2, 6, seed=825)),
-    ]
 
 
 EXERCISES = [
@@ -464,6 +363,31 @@ EXERCISES = [
             _inspect_lazy_with(_RebuiltP),
         ],
         rtol=1e-4,
+        atol=1e-5,
+    ),
+    Exercise(
+        "08.7",
+        "Predict, and leave the model as you found it",
+        predict_as_found,
+        cases=_restore_cases,
+        rules=[BuffersUnchanged(), NoGradHistory(), ModeRestored()],
+        hints=[
+            "eval() switches every sub-module; torch.no_grad() (or inference_mode) switches autograd off. "
+            "Neither remembers what the flags were before.",
+            "Record m.training for every m in model.modules() before eval(), and set each flag back afterwards "
+            "(m.training = flag: m.train(flag) would also reset that module's children). A try/finally puts them "
+            "back even if the call raises.",
+        ],
+        wrong=[
+            _eval_no_restore,
+            _restore_top_flag,
+            _restore_children_only,
+            _restore_in_reverse,
+            _no_grad_in_place,
+            _eval_keeps_graph,
+            _warm_up_then_predict,
+        ],
+        rtol=1e-5,
         atol=1e-5,
     ),
 ]

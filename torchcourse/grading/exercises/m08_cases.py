@@ -1,0 +1,126 @@
+"""Module 08's inputs: the modules and small networks the checks of m08.py run answers on,
+built on the ``meta`` device or from seeded values (no use of the global random generator)."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from torchcourse.grading.exercises._inputs import randn
+
+
+class _WithBuffers(nn.Module):
+    """A parameter, a persistent buffer and a non-persistent buffer (built on meta: no data)."""
+
+    def __init__(self, device="meta"):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(3, 2, device=device))
+        self.table = nn.Buffer(torch.empty(10, device=device))
+        self.cache = nn.Buffer(torch.empty(4, 4, device=device), persistent=False)
+
+
+def _count_cases():
+    frozen = nn.Sequential(nn.Linear(5, 3, device="meta"), nn.Linear(3, 2, device="meta"))
+    frozen[0].requires_grad_(False)
+    net = nn.Sequential(
+        nn.Linear(5, 3, device="meta"), nn.BatchNorm1d(3, device="meta"), nn.Linear(3, 1, device="meta")
+    )
+    tied = nn.Sequential(nn.Embedding(10, 4, device="meta"), nn.Linear(4, 10, device="meta"))
+    tied[1].weight = tied[0].weight  # one weight used twice: an optimiser trains its 40 numbers once
+    return [(nn.Linear(3, 4, device="meta"),), (net,), (frozen,), (_WithBuffers(),), (tied,)]
+
+
+class _Unsorted(nn.Module):
+    """Two unsaved buffers registered out of alphabetical order, and an unsaved None buffer
+    (registered, but nothing for .to() to move and nothing for named_buffers() to yield)."""
+
+    def __init__(self):
+        super().__init__()
+        self.zeta = nn.Buffer(torch.empty(2, device="meta"), persistent=False)
+        self.alpha = nn.Buffer(torch.empty(3, device="meta"), persistent=False)
+        self.register_buffer("empty_slot", None, persistent=False)
+        self.kept = nn.Buffer(torch.empty(1, device="meta"))
+
+
+def _unsaved_cases():
+    nested = nn.Sequential(
+        _WithBuffers(), nn.BatchNorm1d(2, device="meta"), nn.Sequential(nn.Linear(2, 2, device="meta"), _WithBuffers())
+    )
+    return [(_WithBuffers(),), (nested,), (nn.BatchNorm1d(4, device="meta"),), (_Unsorted(),)]
+
+
+def _standardise_cases():
+    return [
+        (randn(50, 3, seed=800) * 2 + 1, randn(4, 3, seed=801)),
+        (randn(20, 5, seed=802, dtype=torch.float64) * 0.5 - 3, randn(2, 5, seed=803, dtype=torch.float64)),
+        (randn(8, 1, seed=804), randn(6, 1, seed=805)),
+    ]
+
+
+def _linear_cases():
+    return [
+        ({"weight": randn(4, 3, seed=810), "bias": randn(4, seed=811)}, randn(5, 3, seed=812)),
+        ({"weight": randn(2, 6, seed=813), "bias": randn(2, seed=814)}, randn(1, 6, seed=815)),
+        ({"weight": randn(3, 3, seed=816)}, randn(2, 3, seed=817)),
+    ]  # a layer saved with bias=False
+
+
+def _net(seed, n_in, n_out):
+    """A small network in training mode, with seeded weights and running statistics."""
+    net = nn.Sequential(
+        nn.Linear(n_in, 8, device="meta"),
+        nn.BatchNorm1d(8, device="meta"),
+        nn.ReLU(),
+        nn.Dropout(0.5),
+        nn.Linear(8, n_out, device="meta"),
+    )
+    net.to_empty(device="cpu")  # real memory, no use of the global random generator
+    with torch.no_grad():
+        for i, p in enumerate(net.parameters()):
+            p.copy_(randn(*p.shape, seed=seed + i))
+        net[1].running_mean.copy_(randn(8, seed=seed + 10))
+        net[1].running_var.copy_(randn(8, seed=seed + 11).abs() + 0.5)
+        net[1].num_batches_tracked.fill_(100)
+    return net
+
+
+def _lazy_cases():
+    return [
+        (randn(30, 4, seed=820), randn(5, 30, seed=821)),
+        (randn(12, 3, seed=822, dtype=torch.float64), randn(3, 12, seed=823, dtype=torch.float64)),
+        (randn(6, 6, seed=824), randn(2, 6, seed=825)),
+    ]
+
+
+def _nested_net(seed: int, n_in: int, n_out: int) -> nn.Sequential:
+    """A network with a nested block (BatchNorm inside an inner Sequential), seeded like :func:`_net`."""
+    net = nn.Sequential(
+        nn.Linear(n_in, 6, device="meta"),
+        nn.Sequential(nn.BatchNorm1d(6, device="meta"), nn.ReLU()),
+        nn.Dropout(0.5),
+        nn.Linear(6, n_out, device="meta"),
+    )
+    net.to_empty(device="cpu")
+    with torch.no_grad():
+        for i, p in enumerate(net.parameters()):
+            p.copy_(randn(*p.shape, seed=seed + i))
+        bn = net[1][0]
+        bn.running_mean.copy_(randn(6, seed=seed + 10))
+        bn.running_var.copy_(randn(6, seed=seed + 11).abs() + 0.5)
+        bn.num_batches_tracked.fill_(50)
+    return net
+
+
+def _restore_cases():
+    """(model, x): in training mode; in eval mode; in training mode with its BatchNorm block frozen in
+    eval mode (flags that differ from the parent's); in eval mode with only the Dropout in training."""
+    frozen_bn = _nested_net(860, 4, 2)
+    frozen_bn[1].eval()  # the inner block and its BatchNorm: eval; the rest: training
+    odd_dropout = _nested_net(870, 3, 3).eval()
+    odd_dropout[2].train()
+    return [
+        (_net(850, 3, 2), randn(5, 3, seed=851)),
+        (_nested_net(855, 5, 1).eval(), randn(4, 5, seed=856)),
+        (frozen_bn, randn(6, 4, seed=861)),
+        (odd_dropout, randn(3, 3, seed=871)),
+    ]
