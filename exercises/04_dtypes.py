@@ -53,7 +53,8 @@ _ = check_torch()
 # # 04 · Dtypes: exercises
 #
 # Practice for the lesson [04 · Dtypes](../notebooks/04_dtypes.ipynb): converting from NumPy,
-# sizes in bytes, casting on purpose, integer overflow and accumulators, and float accuracy.
+# sizes in bytes, casting on purpose, integer overflow and accumulators, float accuracy, the
+# default dtype, complex numbers, and comparing floats with tolerances that fit their dtype.
 # In this module **the dtype is part of every answer**: each check compares dtypes as well as
 # values, so a right number in the wrong dtype gets a `✗`.
 #
@@ -64,6 +65,9 @@ _ = check_torch()
 # with the answers taken out.)
 
 # %%
+import cmath
+import math
+
 import torch
 
 from torchcourse import check, hint
@@ -210,6 +214,63 @@ def quadratic_roots(b, c):
 
 
 check("04.8", quadratic_roots)
+
+
+# %% [markdown]
+# ### 04.9 · Build in another default dtype, and put the default back
+#
+# `build` is a function with no arguments that makes some tensors (for example
+# `lambda: torch.tensor([0.1, 0.2])`). Write `with_default_dtype(dtype, build)` that calls `build()`
+# while the default dtype is `dtype` (a floating-point dtype) and returns what it returned. Afterwards the default
+# dtype must be what it was before the call, **even when `build` raises**; its exception must
+# still reach the caller.
+
+
+# %%
+def with_default_dtype(dtype, build):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("04.9", with_default_dtype)
+
+
+# %% [markdown]
+# ### 04.10 · Rotate points with complex numbers
+#
+# `points` is a float32 or float64 tensor of shape `(N, 2)`, one point `(x, y)` a row, and
+# `degrees` a Python float. Write `rotate(points, degrees)` that rotates every point about the
+# origin by `degrees`, counter-clockwise, and returns the rotated points as a tensor of shape
+# `(N, 2)` **in the dtype of `points`**. Complex numbers make it one multiplication: the point
+# x + iy times e^(iθ) is the rotated point.
+
+
+# %%
+def rotate(points, degrees):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("04.10", rotate)
+
+
+# %% [markdown]
+# ### 04.11 · Close enough for its dtype?
+#
+# `got` and `want` are floating-point or complex tensors of the same shape and the same dtype.
+# Write `close_enough(got, want)` that returns a Python `bool`: whether every element of `got` is
+# within the tolerance **of their dtype** of the element of `want`, by the rule and the default
+# tolerances of `torch.testing.assert_close` (the lesson's table): |got − want| ≤ atol + rtol × |want|,
+# a NaN is never close (not even to a NaN), and an infinity only to the same infinity.
+
+
+# %%
+def close_enough(got, want):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("04.11", close_enough)
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [04 · Dtypes](../notebooks/04_dtypes.ipynb) ·

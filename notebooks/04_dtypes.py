@@ -61,17 +61,19 @@ _ = check_torch()
 #
 # **Objectives.** After this notebook you can:
 # 1. read a dtype's size, range and precision from `element_size()`, `torch.finfo` and `torch.iinfo`;
-# 2. cast on purpose (`.to`, `.type`, `.double()`) and predict a result's dtype with `torch.result_type`,
-#    including where PyTorch and NumPy 2 (NEP 50) disagree;
+# 2. cast on purpose (`.to`, `.type`, `.double()`), change the default dtype without leaking it, and
+#    predict a result's dtype with `torch.result_type`, complex dtypes included, and where PyTorch and
+#    NumPy 2 (NEP 50) disagree;
 # 3. spot integer overflow and the memory cost of integer reductions, and fix both with `dtype=`;
-# 4. estimate float32, float16 and bfloat16 rounding errors, and avoid catastrophic cancellation;
+# 4. estimate float32, float16 and bfloat16 rounding errors, avoid catastrophic cancellation, and compare
+#    float results with `torch.testing.assert_close` and tolerances measured for their dtype;
 # 5. say what `torch.set_float32_matmul_precision` and the newer `fp32_precision` switches (TF32, bfloat16)
 #    change, on a GPU and on a CPU.
 #
 # **Prerequisites.** [01 · From data to tensors](01_data_to_tensors.ipynb) (creating tensors, NumPy
 # interop). Floating-point numbers as "a mantissa and an exponent" is enough; we measure the rest.
 #
-# **Time.** 40 min teaching, 35 min exercises.
+# **Time.** 55 min teaching, 50 min exercises.
 
 # %%
 import math
@@ -113,6 +115,55 @@ print(f"float64: {torch.tensor(0.1, dtype=torch.float64).item():.20f}")
 # tensors are float32.
 # Decide the dtype once, where data enters, e.g. `torch.from_numpy(a).float()` or
 # `torch.as_tensor(a, dtype=torch.float32)`.
+
+# %% [markdown]
+# ### Changing the default: `torch.set_default_dtype`
+#
+# `torch.set_default_dtype(torch.float64)` makes float64 the default for the whole process, and
+# `torch.get_default_dtype()` reads it back. It is global state: a cell that sets it changes every
+# cell after it, so set it inside `try` and put the old value back in `finally`, which runs even
+# when the code in between raises. What does it change, and what not? One table, made under the
+# float64 default, with the default put back afterwards:
+
+# %%
+a32 = np.array([0.5, 0.25], dtype=np.float32)
+saved = torch.get_default_dtype()
+torch.set_default_dtype(torch.float64)
+try:
+    under_float64 = [
+        ("torch.zeros(2)", torch.zeros(2)),
+        ("torch.tensor([0.1, 0.2])", torch.tensor([0.1, 0.2])),
+        ("torch.tensor(2.5)", torch.tensor(2.5)),
+        ("torch.tensor([1, 2]) / 2", torch.tensor([1, 2]) / 2),
+        ("torch.tensor([1j])", torch.tensor([1j])),
+        ("torch.tensor([1, 2])", torch.tensor([1, 2])),
+        ("torch.arange(3)", torch.arange(3)),
+        ("torch.from_numpy(float32 array)", torch.from_numpy(a32)),
+        ("torch.as_tensor(float32 array)", torch.as_tensor(a32)),
+    ]
+finally:
+    torch.set_default_dtype(saved)
+print(f"{'under set_default_dtype(float64)':<34}dtype")
+for text, made in under_float64:
+    print(f"{text:<34}{made.dtype}")
+print("default dtype afterwards:", torch.get_default_dtype())
+# by construction (dtypes): the same on every machine
+claim(under_float64[1][1].dtype == torch.float64, "Python floats become float64 tensors under the float64 default")
+claim(under_float64[4][1].dtype == torch.complex128, "the complex default follows: complex128")
+claim(under_float64[6][1].dtype == torch.int64, "integer tensors stay int64")
+claim(under_float64[7][1].dtype == torch.float32, "a NumPy array keeps its own dtype")
+claim(torch.get_default_dtype() == saved, "the default dtype is back to what it was")
+
+# %% [markdown]
+# The default decides every dtype that nobody named: float factories (`zeros`, `ones`, `rand`,
+# `arange(3.0)`), Python floats turned into tensors (`torch.tensor(2.5)`, and an integer tensor
+# divided with `/`), and the complex default, which is its complex partner (complex64 beside
+# float32, complex128 beside float64). It does not touch integers (`torch.tensor([1, 2])` and
+# `arange(3)` stay int64), nor a NumPy array's own dtype: `from_numpy` and `as_tensor` keep
+# float32 as float32 here, and float64 as float64 under any default. The default must be a
+# floating-point dtype: `torch.set_default_dtype(torch.int64)` raises a `TypeError`.
+# Changing it for a whole program is rarely what you want; passing `dtype=` where a tensor is made
+# says the same thing locally (exercise 04.9 wraps the `try`/`finally` above in a function).
 
 # %% [markdown]
 # ## The dtype table
@@ -305,6 +356,74 @@ for text, torch_fn, numpy_fn in side_by_side:
 # * Integers meeting a float: PyTorch goes to its default float (float32), NumPy to float64.
 #
 # When `torch.compile` compiles NumPy code (module 12), NumPy's rules apply to that code.
+
+# %% [markdown]
+# ## Complex numbers: complex64 and complex128
+#
+# A complex tensor stores each element as two floats, the real and the imaginary part:
+# `complex64` is two float32 (8 bytes), `complex128` two float64 (16 bytes). Python writes the
+# imaginary unit `1j`. `.real` and `.imag` give the two parts as real tensors (views that share the
+# complex tensor's memory), `.abs()` the modulus and `.angle()` the argument in radians:
+
+# %%
+z = torch.tensor([3 + 4j, 0 - 2j, -1 + 0j])
+print("dtype:", z.dtype, "| bytes per element:", z.element_size())
+print("real: ", z.real.tolist(), "| dtype:", z.real.dtype)
+print("imag: ", z.imag.tolist())
+print("abs:  ", z.abs().tolist())
+print("angle:", z.angle().round(decimals=4).tolist())
+print(".real is a view of z:", z.real._base is z)
+
+# %% [markdown]
+# Promotion adds complex as the top category, and the result's precision is the higher of the two:
+# a complex64 tensor with a float64 tensor gives **complex128**, a dtype neither operand has.
+# `torch.result_type` answers before you compute:
+
+# %%
+f32 = torch.ones(2)
+f64 = torch.ones(2, dtype=torch.float64)
+c64 = torch.ones(2, dtype=torch.complex64)
+complex_cases = [
+    ("float32 tensor with complex64 tensor", torch.result_type(f32, c64)),
+    ("complex64 tensor with float64 tensor", torch.result_type(c64, f64)),
+    ("complex64 tensor with float64 0-d tensor", torch.result_type(c64, torch.tensor(2.0, dtype=torch.float64))),
+    ("float32 tensor with 1j (Python complex)", torch.result_type(f32, 1j)),
+    ("float64 tensor with 1j", torch.result_type(f64, 1j)),
+    ("int64 tensor with 1j", torch.result_type(torch.tensor([1]), 1j)),
+]
+for text, dtype in complex_cases:
+    print(f"{text:<42} -> {dtype}")
+# by construction (dtypes)
+claim(complex_cases[1][1] == torch.complex128, "complex64 with float64 promotes to complex128")
+claim(complex_cases[0][1] == torch.complex64, "float32 with complex64 stays complex64")
+
+# %% [markdown]
+# The rules are the ones of the previous section: a 0-d float64 tensor is weaker than a dimensioned
+# complex64 one, so it cannot raise the precision; a Python complex raises an integer or float tensor
+# to the complex partner of its own precision (of the default float for integers).
+#
+# You meet complex tensors without asking for them in module 06: `torch.linalg.eig` and `eigvals`
+# always return a complex dtype, even for a real matrix, because a real matrix can have complex
+# eigenvalues. A rotation by 30° moves every real vector, so none is an eigenvector; its
+# eigenvalues are $e^{\pm i\pi/6}$, of modulus 1 and angle ±30°:
+
+# %%
+theta = math.pi / 6
+rot = torch.tensor(
+    [
+        [math.cos(theta), -math.sin(theta)],
+        [math.sin(theta), math.cos(theta)],
+    ],
+    dtype=torch.float64,
+)
+lam = torch.linalg.eigvals(rot)
+print("rotation (float64) -> eigvals dtype:", lam.dtype)
+print("moduli:", lam.abs().round(decimals=6).tolist())
+print("angles in degrees:", sorted(round(math.degrees(a), 6) for a in lam.angle().tolist()))
+sym = torch.tensor([[2.0, 1.0], [1.0, 2.0]], dtype=torch.float64)
+print("symmetric matrix -> eig dtype:", torch.linalg.eig(sym).eigenvalues.dtype, "(imaginary parts 0)")
+# by construction (dtypes)
+claim(lam.dtype == torch.complex128, "eigvals of a real float64 matrix is complex128")
 
 # %% [markdown]
 # ## Integer overflow wraps silently
@@ -613,6 +732,88 @@ print("stable small root, float32:", f"{stable_small.item():.8e}")
 print("true   small root (float64):", f"{(2 / (-1e4 - math.sqrt(1e8 - 4))):.8e}")
 
 # %% [markdown]
+# ## Comparing floats: `torch.testing.assert_close`
+#
+# After everything above, `a == b` is the wrong test for two float results: they are right when
+# they are *close enough*, and how close depends on the dtype. `torch.allclose(a, b)` uses the
+# same tolerances for every dtype (`rtol=1e-05`, `atol=1e-08`), far too tight for bfloat16 and
+# loose for float64. `torch.testing.assert_close(actual, expected)` picks them from the dtype,
+# checks shape, dtype and device too, and when it fails it raises an `AssertionError` saying how
+# many elements differ and by how much. An element passes when
+# |actual − expected| ≤ `atol` + `rtol` × |expected|, with these defaults (from torch's own
+# table in `torch/testing/_comparison.py`):
+#
+# | dtype | `rtol` | `atol` |
+# |---|---|---|
+# | float16, complex32 | 1e-3 | 1e-5 |
+# | bfloat16 | 1.6e-2 | 1e-5 |
+# | float32, complex64 | 1.3e-6 | 1e-5 |
+# | float64, complex128 | 1e-7 | 1e-7 |
+#
+# For the 16- and 32-bit floats `rtol` is a few `eps` of the dtype (float32: 11 eps, bfloat16: 2 eps),
+# room for a few roundings, not for a long computation; float64's 1e-7 is far looser than its `eps`
+# of 2.2e-16. The same two numbers, a relative 1e-6 apart, pass as float32 and fail as float64:
+
+
+# %%
+def close(actual, expected, **tolerances):
+    """True when assert_close accepts, else the first line of its message and the relative difference."""
+    try:
+        torch.testing.assert_close(actual, expected, **tolerances)
+    except AssertionError as err:
+        lines = str(err).splitlines()
+        relative = [line for line in lines if "relative" in line.lower()]
+        return " ".join([lines[0], *relative[:1]])
+    return True
+
+
+for dt in (torch.float32, torch.float64):
+    print(f"{str(dt):<14}", close(torch.tensor([1000.001], dtype=dt), torch.tensor([1000.0], dtype=dt)))
+print("float32 against float64:", close(torch.tensor([1.0]), torch.tensor([1.0], dtype=torch.float64)))
+# by construction: float32 tolerance at 1000 is 1e-5 + 1.3e-6 * 1000 = 1.3e-3 > 1e-3; float64's 1e-4 < 1e-3
+claim(close(torch.tensor([1000.001]), torch.tensor([1000.0])) is True, "a relative 1e-6 passes in float32")
+claim(
+    close(torch.tensor([1000.001], dtype=torch.float64), torch.tensor([1000.0], dtype=torch.float64)) is not True,
+    "and fails in float64",
+)
+
+# %% [markdown]
+# The defaults suit a result that is a few roundings from its expected value. A longer computation
+# carries more error, so a test of it needs its own tolerance, and the way to choose it is to
+# measure: compute the truth in float64, measure how far a correct float32 method lands from it,
+# and give the tolerance a margin over that error, while staying well below the size of the
+# mistakes you want to catch. The float32 running sum of the 100,000 values from above is a correct
+# method, but 100,000 roundings leave it further from the truth than float32's default `rtol`:
+
+# %%
+truth = torch.tensor(exact, dtype=torch.float64)
+running = torch.tensor(loop_sum_float32(x))  # float32, added left to right
+running_error = abs(running.double() - truth).item() / truth.item()
+print(f"running float32 sum: relative error {running_error:.1e} (float32 default rtol 1.3e-06)")
+print("default float32 tolerances:", close(running, truth.float()))
+rtol = 4 * running_error  # a margin of 4 over a correct method's own error
+print(f"measured tolerance rtol = {rtol:.0e}:")
+candidates = {
+    "running sum": running,
+    "x.sum()": x.sum(),
+    "x.sort().values.sum()": x.sort().values.sum(),
+    "sum without the largest value": x.sum() - x.max(),
+}
+verdicts = {name: close(value, truth.float(), rtol=rtol, atol=0.0) is True for name, value in candidates.items()}
+for name, ok in verdicts.items():
+    print(f"  {name:<31} close: {ok}")
+# Rounding, not timing: the running sum is left to right on every CPU (error 2.3e-6); the cascade
+# sums stay below 1e-7 at any thread count; the dropped value is about 1/50,000 = 2e-5 of the total.
+claim(close(running, truth.float()) is not True, "the default float32 tolerances reject the correct running sum")
+claim(all(verdicts[k] for k in list(verdicts)[:3]), "the three correct sums pass the measured tolerance")
+claim(not verdicts["sum without the largest value"], "the sum that drops one value fails it")
+
+# %% [markdown]
+# From here on the course compares float results with `assert_close` (exercise 04.11 asks you for
+# its rule). In float64 you rarely need to loosen it; in float32 measure first, as above, and set
+# `rtol` (and `atol` for results near zero, where a relative tolerance means nothing) from the error.
+
+# %% [markdown]
 # ## float16 and bfloat16: when they break
 #
 # The two 2-byte floats halve memory and, on GPUs with tensor cores, multiply matmul speed. Each
@@ -898,11 +1099,17 @@ print(torch.get_float32_matmul_precision())
 # * Promotion: highest category wins; dimensioned tensors outrank 0-d tensors and Python numbers;
 #   `torch.result_type` predicts it. NumPy 2 (NEP 50) differs for NumPy scalars, out-of-range
 #   Python ints, and integers meeting floats (float64 there, float32 here).
+# * `torch.set_default_dtype` changes float factories, Python floats and the complex default, not
+#   integers nor NumPy arrays' dtypes; it is global, so restore it in a `finally:` block.
+# * complex64 and complex128 hold pairs of float32 and float64; complex64 with float64 gives complex128.
+#   `eig` and `eigvals` return complex dtypes even for real matrices.
 # * Integer arithmetic wraps silently; integer `sum` returns int64, and on the CPU it first copies an
 #   int8 input to int64 (8x its bytes). Pass the smallest safe accumulator with `dtype=`.
 # * float32 keeps ~7 digits: long running sums drift, subtraction of close numbers cancels
 #   (`expm1`, `log1p`, the stable quadratic formula). Accumulate in float64 when it matters
 #   (`sum(dtype=torch.float64)` copies the input to float64 first: chunk a large one).
+# * Compare floats with `torch.testing.assert_close`: its default tolerances follow the dtype; for a
+#   long float32 computation, measure its error against float64 and set `rtol`/`atol` from it.
 # * float16 overflows at 65504; bfloat16 has float32's range but 256 + 1 = 256. Accumulate in float32.
 # * TF32 (10-bit mantissa) speeds up float32 matmuls on Ampere+ GPUs; tensors stay float32. Allow it
 #   with `torch.backends.cuda.matmul.fp32_precision = "tf32"` (or the older
@@ -920,6 +1127,9 @@ print(torch.get_float32_matmul_precision())
 #   [`torch.promote_types`](https://docs.pytorch.org/docs/stable/generated/torch.promote_types.html).
 # * [NEP 50, promotion rules for Python scalars](https://numpy.org/neps/nep-0050-scalar-promotion.html):
 #   NumPy 2's side of the comparison.
+# * [`torch.testing.assert_close`](https://docs.pytorch.org/docs/stable/testing.html): the default
+#   tolerances per dtype and the closeness rule; [`torch.set_default_dtype`](https://docs.pytorch.org/docs/stable/generated/torch.set_default_dtype.html);
+#   [Complex numbers](https://docs.pytorch.org/docs/stable/complex_numbers.html) in PyTorch.
 # * [Numerical accuracy](https://docs.pytorch.org/docs/stable/notes/numerical_accuracy.html): PyTorch's
 #   notes on float precision, extremal values, TF32 and reduced-precision reductions.
 # * [`torch.set_float32_matmul_precision`](https://docs.pytorch.org/docs/stable/generated/torch.set_float32_matmul_precision.html)

@@ -135,3 +135,196 @@ def _():
     with pytest.raises(RuntimeError):
         torch.backends.cuda.matmul.fp32_precision = "bf16"
     assert torch.backends.cuda.matmul.fp32_precision == "none"
+
+
+# ---- the default dtype, complex numbers, assert_close ---------------------------------------------
+
+
+class _default:
+    """Sets the default dtype for a with block and puts the previous one back."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def __enter__(self):
+        self.before = torch.get_default_dtype()
+        torch.set_default_dtype(self.dtype)
+
+    def __exit__(self, *exc):
+        torch.set_default_dtype(self.before)
+
+
+@fact("04", "default-dtype-is-global", "It is global state: a cell that sets it changes every cell after it")
+def _():
+    def elsewhere():
+        return torch.ones(1).dtype
+
+    with _default(torch.float64):
+        assert elsewhere() == torch.float64
+    assert elsewhere() == torch.float32
+
+
+@fact(
+    "04",
+    "default-dtype-must-be-floating",
+    "The default must be a floating-point dtype: `torch.set_default_dtype(torch.int64)` raises a `TypeError`.",
+)
+def _():
+    with pytest.raises(TypeError, match="floating-point"):
+        torch.set_default_dtype(torch.int64)
+    assert torch.get_default_dtype() == torch.float32
+
+
+@fact(
+    "04",
+    "default-leaves-integers-and-numpy",
+    "It does not touch integers (`torch.tensor([1, 2])` and `arange(3)` stay int64), nor a NumPy array's own "
+    "dtype: `from_numpy` and `as_tensor` keep float32 as float32 here, and float64 as float64 under any default.",
+)
+def _():
+    a32, a64 = np.ones(2, dtype=np.float32), np.ones(2)
+    for default in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
+        with _default(default):
+            assert torch.tensor([1, 2]).dtype == torch.arange(3).dtype == torch.int64
+            for make in (torch.from_numpy, torch.as_tensor, torch.tensor):
+                assert make(a32).dtype == torch.float32 and make(a64).dtype == torch.float64
+
+
+@fact(
+    "04",
+    "complex-default-is-partner",
+    "the complex default, which is its complex partner (complex64 beside float32, complex128 beside float64)",
+)
+def _():
+    for default, partner in ((torch.float32, torch.complex64), (torch.float64, torch.complex128)):
+        with _default(default):
+            assert torch.tensor([1j]).dtype == torch.tensor(1 + 0j).dtype == partner
+            assert torch.result_type(torch.tensor([1]), 1j) == partner
+
+
+@fact(
+    "04",
+    "real-imag-are-views",
+    "`.real` and `.imag` give the two parts as real tensors (views that share the complex tensor's memory)",
+)
+def _():
+    for dtype, part in ((torch.complex64, torch.float32), (torch.complex128, torch.float64)):
+        z = torch.tensor([3 + 4j, 1 - 1j], dtype=dtype)
+        assert z.real.dtype == z.imag.dtype == part and z.real._base is z and z.imag._base is z
+        z.imag[0] = 7.0  # writing through the view changes z
+        assert z[0].item() == 3 + 7j
+
+
+@fact(
+    "04",
+    "complex64-with-float64-is-complex128",
+    "a complex64 tensor with a float64 tensor gives **complex128**, a dtype neither operand has.",
+)
+def _():
+    c64, f64 = torch.ones(2, dtype=torch.complex64), torch.ones(2, dtype=torch.float64)
+    assert (c64 + f64).dtype == torch.result_type(c64, f64) == torch.complex128
+    assert torch.promote_types(torch.complex64, torch.float64) == torch.complex128
+    assert (c64 + torch.ones(2)).dtype == torch.complex64
+
+
+@fact(
+    "04",
+    "python-complex-partner",
+    "a Python complex raises an integer or float tensor to the complex partner of its own precision "
+    "(of the default float for integers)",
+)
+def _():
+    assert (torch.ones(2) * 1j).dtype == torch.complex64
+    assert (torch.ones(2, dtype=torch.float64) * 1j).dtype == torch.complex128
+    assert (torch.ones(2, dtype=torch.int64) * 1j).dtype == torch.complex64
+    with _default(torch.float64):
+        assert (torch.ones(2, dtype=torch.int64) * 1j).dtype == torch.complex128
+
+
+@fact(
+    "04",
+    "eig-is-always-complex",
+    "`torch.linalg.eig` and `eigvals` always return a complex dtype, even for a real matrix",
+)
+def _():
+    for dtype, partner in ((torch.float32, torch.complex64), (torch.float64, torch.complex128)):
+        sym = torch.tensor([[2.0, 1.0], [1.0, 2.0]], dtype=dtype)  # real eigenvalues 1 and 3
+        values, vectors = torch.linalg.eig(sym)
+        assert values.dtype == vectors.dtype == torch.linalg.eigvals(sym).dtype == partner
+        assert (values.imag == 0).all()
+
+
+@fact(
+    "04",
+    "allclose-same-tolerances-every-dtype",
+    "`torch.allclose(a, b)` uses the same tolerances for every dtype (`rtol=1e-05`, `atol=1e-08`)",
+)
+def _():
+    one = 1.0
+    for dtype in (torch.float64, torch.float32):
+        assert torch.allclose(torch.tensor([one + 0.9e-5], dtype=dtype), torch.tensor([one], dtype=dtype))
+        assert not torch.allclose(torch.tensor([one + 1.2e-5], dtype=dtype), torch.tensor([one], dtype=dtype))
+    step = torch.tensor([1.0078125], dtype=torch.bfloat16)  # the next bfloat16 after 1
+    assert not torch.allclose(step, torch.tensor([1.0], dtype=torch.bfloat16))
+    assert torch.allclose(torch.tensor([1e-8]), torch.tensor([0.0])) and not torch.allclose(
+        torch.tensor([3e-8]), torch.tensor([0.0])
+    )
+
+
+def _passes(actual, expected):
+    try:
+        torch.testing.assert_close(actual, expected)
+    except AssertionError:
+        return False
+    return True
+
+
+@fact(
+    "04", "assert-close-default-table", "with these defaults (from torch's own table in `torch/testing/_comparison.py`)"
+)
+def _():
+    from torch.testing._comparison import _DTYPE_PRECISIONS
+
+    table = {  # the lesson's table: dtype -> (rtol, atol)
+        torch.float16: (1e-3, 1e-5),
+        torch.complex32: (1e-3, 1e-5),
+        torch.bfloat16: (1.6e-2, 1e-5),
+        torch.float32: (1.3e-6, 1e-5),
+        torch.complex64: (1.3e-6, 1e-5),
+        torch.float64: (1e-7, 1e-7),
+        torch.complex128: (1e-7, 1e-7),
+    }
+    for dtype, (rtol, atol) in table.items():
+        assert _DTYPE_PRECISIONS[dtype] == (rtol, atol), dtype
+    for dtype, (rtol, atol) in table.items():  # and the rule |a - e| <= atol + rtol |e| holds at 1000 and at 0
+        if dtype == torch.complex32:
+            continue  # too few operators for complex32 on the CPU
+        e = torch.tensor([1000.0, 0.0], dtype=torch.float64)
+        inside = e + torch.tensor([0.6 * (atol + rtol * 1000), 0.6 * atol], dtype=torch.float64)
+        outside = e + torch.tensor([1.6 * (atol + rtol * 1000), 0.0], dtype=torch.float64)
+        if dtype not in (torch.float16, torch.bfloat16):  # these cannot hold the offsets at 1000 exactly
+            assert _passes(inside.to(dtype), e.to(dtype)) and not _passes(outside.to(dtype), e.to(dtype)), dtype
+
+
+@fact("04", "assert-close-checks-dtype", "checks shape, dtype and device too")
+def _():
+    assert not _passes(torch.ones(2), torch.ones(2, dtype=torch.float64))
+    assert not _passes(torch.ones(2), torch.ones(1, 2))
+    assert not _passes(torch.ones(2), torch.ones(2, device="meta"))
+    assert torch.allclose(torch.ones(2), torch.ones(1, 2))  # allclose broadcasts
+
+
+@fact(
+    "04",
+    "rtol-is-a-few-eps",
+    "For the 16- and 32-bit floats `rtol` is a few `eps` of the dtype (float32: 11 eps, bfloat16: 2 eps), "
+    "room for a few roundings, not for a long computation; float64's 1e-7 is far looser than its `eps` of 2.2e-16.",
+)
+def _():
+    from torch.testing._comparison import _DTYPE_PRECISIONS
+
+    ratios = {dt: _DTYPE_PRECISIONS[dt][0] / torch.finfo(dt).eps for dt in (torch.float32, torch.bfloat16)}
+    assert round(ratios[torch.float32]) == 11 and round(ratios[torch.bfloat16]) == 2
+    assert 1 <= _DTYPE_PRECISIONS[torch.float16][0] / torch.finfo(torch.float16).eps <= 5
+    assert _DTYPE_PRECISIONS[torch.float64][0] / torch.finfo(torch.float64).eps > 1e8  # float64: far looser
+    assert f"{torch.finfo(torch.float64).eps:.1e}" == "2.2e-16"

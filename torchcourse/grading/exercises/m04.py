@@ -5,17 +5,14 @@ Every check compares dtypes (``check_dtype=True``): in this module the dtype *is
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass
-
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 
 from torchcourse.grading.checks import Exercise
+from torchcourse.grading.exercises import m04_cases as c
 from torchcourse.grading.exercises._inputs import generator, randint, randn
 from torchcourse.grading.exercises._solutions import solution
 from torchcourse.grading.exercises._types import python_int
-from torchcourse.grading.rules import Case, Holds, Rule, below_bytes_per_element
+from torchcourse.grading.rules import Holds, below_bytes_per_element
 
 SIGNED = (torch.int8, torch.int16, torch.int32, torch.int64)
 
@@ -42,6 +39,15 @@ variance = solution("04", "variance")
 
 
 quadratic_roots = solution("04", "quadratic_roots")
+
+
+with_default_dtype = solution("04", "with_default_dtype")
+
+
+rotate = solution("04", "rotate")
+
+
+close_enough = solution("04", "close_enough")
 
 
 # ---- inputs ---------------------------------------------------------------------------
@@ -113,54 +119,6 @@ def _gene_cases():
         (torch.ones(4, 0, dtype=torch.int8),),  # no gene: totals 0
         (randint(1, 25, 1, 1, seed=59, dtype=torch.int8),),
     ]
-
-
-class _Made(TorchDispatchMode):
-    """Records the dtype of every tensor each aten operation returns."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.made: list[tuple[str, torch.dtype]] = []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        for t in out if isinstance(out, (tuple, list)) else (out,):
-            if isinstance(t, torch.Tensor):
-                self.made.append((f"aten::{func.overloadpacket.__name__}", t.dtype))
-        return out
-
-
-@dataclass
-class NothingWiderThan(Rule):
-    """No tensor the answer makes is wider than ``dtype`` (bools aside): "ask sum for int16
-    directly" means no int64 (nor int32, nor float) sum or copy on the way. Judged by the dtypes of
-    what every aten operation returns, so every spelling (a cast, a sum in another dtype, a sum per
-    row) is seen."""
-
-    dtype: torch.dtype = torch.int16
-    name = "no wider temporary"
-
-    def judge(self, case: Case) -> str | None:
-        args = case.fresh()
-        mode = _Made()
-        try:
-            with warnings.catch_warnings(), mode:
-                warnings.simplefilter("ignore")
-                case.fn(*args)
-        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
-            return None
-        wide = [(op, dt) for op, dt in mode.made if dt != torch.bool and dt.itemsize > self.dtype.itemsize]
-        if not wide:
-            return None
-        op, dt = max(wide, key=lambda w: w[1].itemsize)
-        name = str(dt).removeprefix("torch.")
-        want = str(self.dtype).removeprefix("torch.")
-        a = "an" if name[0] in "aeio" else "a"
-        return (
-            f"your function made {a} {name} tensor ({op}): {a} {name} copy of numbers that {want} holds. Ask "
-            f"sum for {want} directly, sum(dim=1, dtype=torch.{want}), so that no tensor wider than {want} "
-            "is made on the way"
-        )
 
 
 _NO_INT64_COPY = below_bytes_per_element(
@@ -303,7 +261,7 @@ EXERCISES = [
         "Gene totals in int16",
         gene_totals,
         cases=_gene_cases,
-        rules=[_NO_INT64_COPY, NothingWiderThan(torch.int16)],
+        rules=[_NO_INT64_COPY, c.NothingWiderThan(torch.int16)],
         hints=[
             "genes.sum(dim=1) returns int64: correct totals, but 4x the bytes you need (after an 8x copy).",
             "The largest total is 24 x 1000 = 24,000. Which dtype holds it? Pass it as sum(..., dtype=...).",
@@ -354,5 +312,78 @@ EXERCISES = [
             ),
         ],
         wrong=[_roots_naive, _roots_naive_float64, lambda b, c: quadratic_roots(b.double(), c.double())],
+    ),
+    Exercise(
+        "04.9",
+        "Build in another default dtype, and put the default back",
+        with_default_dtype,
+        cases=c.default_dtype_cases,
+        rules=[c.RestoresDefaultDtype()],
+        hints=[
+            "torch.get_default_dtype() reads the default before you change it with torch.set_default_dtype(dtype).",
+            (
+                "A finally: block runs whether build() returns or raises: set the old default back there, and "
+                "do not catch build's exception."
+            ),
+        ],
+        wrong=[
+            c.default_no_restore,
+            c.default_restore_not_on_error,
+            c.default_restore_float32,
+            c.default_swallows_error,
+            c.default_cast_result,
+        ],
+    ),
+    Exercise(
+        "04.10",
+        "Rotate points with complex numbers",
+        rotate,
+        cases=c.rotate_cases,
+        float64_truth=True,  # float32 points: the reference's own rounding sets the tolerance
+        rtol=1e-6,
+        atol=1e-6,
+        hints=[
+            (
+                "torch.complex(x, y) makes the complex numbers x + iy from two real tensors (complex64 from "
+                "float32); the rotation by θ is a multiplication by e^(iθ), with θ in radians (math.radians)."
+            ),
+            (
+                "Multiply by a Python complex (cmath.exp(1j * theta)): a Python number never raises the "
+                "precision, so complex64 stays complex64. Then stack .real and .imag as the two columns."
+            ),
+        ],
+        wrong=[
+            c.rotate_float64_factor,
+            c.rotate_radians,
+            c.rotate_clockwise,
+            c.rotate_view_as_complex,
+            c.rotate_complex_result,
+            c.rotate_abs_angle,
+        ],
+    ),
+    Exercise(
+        "04.11",
+        "Close enough for its dtype?",
+        close_enough,
+        cases=c.close_cases,
+        rules=[Holds(c.python_bool)],
+        hints=[
+            (
+                "The tolerances depend on the dtype: float16 rtol 1e-3, bfloat16 1.6e-2, float32 and complex64 "
+                "1.3e-6, float64 and complex128 1e-7; atol 1e-5, and 1e-7 for float64 and complex128."
+            ),
+            (
+                "torch.testing.assert_close(got, want) applies exactly that rule and raises an AssertionError "
+                "when it fails: turn the outcome into True or False. torch.allclose does not look at the dtype."
+            ),
+        ],
+        wrong=[
+            c.close_allclose,
+            c.close_float32_table,
+            c.close_tensor,
+            c.close_equal_nan,
+            c.close_relative_to_got,
+            c.close_exact,
+        ],
     ),
 ]

@@ -1,0 +1,321 @@
+"""Module 04's rules, and the inputs and typical wrong answers of its exercises on the default dtype,
+complex numbers and tolerances (04.9-04.11). ``m04.py`` keeps the EXERCISES list."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from torchcourse.grading.compare import describe
+from torchcourse.grading.exercises._inputs import randn
+from torchcourse.grading.rules import Case, Rule
+
+# ---- 04.6 nothing wider than int16 ---------------------------------------------------------------
+
+
+class _Made(TorchDispatchMode):
+    """Records the dtype of every tensor each aten operation returns."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.made: list[tuple[str, torch.dtype]] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for t in out if isinstance(out, (tuple, list)) else (out,):
+            if isinstance(t, torch.Tensor):
+                self.made.append((f"aten::{func.overloadpacket.__name__}", t.dtype))
+        return out
+
+
+@dataclass
+class NothingWiderThan(Rule):
+    """No tensor the answer makes is wider than ``dtype`` (bools aside): "ask sum for int16
+    directly" means no int64 (nor int32, nor float) sum or copy on the way. Judged by the dtypes of
+    what every aten operation returns, so every spelling (a cast, a sum in another dtype, a sum per
+    row) is seen."""
+
+    dtype: torch.dtype = torch.int16
+    name = "no wider temporary"
+
+    def judge(self, case: Case) -> str | None:
+        args = case.fresh()
+        mode = _Made()
+        try:
+            with warnings.catch_warnings(), mode:
+                warnings.simplefilter("ignore")
+                case.fn(*args)
+        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
+            return None
+        wide = [(op, dt) for op, dt in mode.made if dt != torch.bool and dt.itemsize > self.dtype.itemsize]
+        if not wide:
+            return None
+        op, dt = max(wide, key=lambda w: w[1].itemsize)
+        name = str(dt).removeprefix("torch.")
+        want = str(self.dtype).removeprefix("torch.")
+        a = "an" if name[0] in "aeio" else "a"
+        return (
+            f"your function made {a} {name} tensor ({op}): {a} {name} copy of numbers that {want} holds. Ask "
+            f"sum for {want} directly, sum(dim=1, dtype=torch.{want}), so that no tensor wider than {want} "
+            "is made on the way"
+        )
+
+
+# ---- 04.9 the default dtype, put back ---------------------------------------------------------
+
+
+def make_list():
+    return torch.tensor([0.1, 0.2])
+
+
+def make_float_factories():
+    return torch.zeros(2), torch.arange(3.0) / 3, torch.linspace(0, 1, 5)
+
+
+def make_mixed():
+    return torch.arange(3), torch.tensor(2.5), torch.tensor([1, 2]) / 2  # int64 stays int64
+
+
+def make_complex():
+    return torch.tensor([1 + 2j, -1j])
+
+
+def make_nothing():
+    return None
+
+
+class BuildFailed(Exception):
+    """What the raising ``build`` of the rule raises: the answer must let it through."""
+
+
+def make_then_fail():
+    torch.zeros(1)
+    raise BuildFailed("build raised on purpose")
+
+
+def default_dtype_cases():
+    return [
+        (torch.float64, make_list),
+        (torch.float64, make_float_factories),
+        (torch.float16, make_float_factories),
+        (torch.float64, make_mixed),
+        (torch.bfloat16, make_mixed),
+        (torch.float64, make_complex),
+        (torch.float32, make_complex),
+        (torch.float64, make_nothing),
+    ]
+
+
+@dataclass
+class RestoresDefaultDtype(Rule):
+    """04.9: after the call the default dtype is what it was before, after a normal return and after
+    ``build`` raised (and the exception reaches the caller). Judged from a known starting default
+    that is neither float32 nor the case's dtype, so an answer that "restores" float32 is seen; the
+    session's default is put back whatever the answer did."""
+
+    name = "default dtype put back"
+    early = True  # before the comparison, so a leaked default never outlives the check
+
+    def judge(self, case: Case) -> str | None:
+        session = torch.get_default_dtype()
+        dtype, build = case.fresh()
+        start = torch.float64 if dtype != torch.float64 else torch.bfloat16
+        try:
+            return self._judge(case, dtype, build, start)
+        finally:
+            torch.set_default_dtype(session)
+
+    @staticmethod
+    def _judge(case: Case, dtype, build, start) -> str | None:
+        torch.set_default_dtype(start)
+        try:
+            case.fn(dtype, build)
+        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
+            return None
+        after = torch.get_default_dtype()
+        if after != start:
+            return (
+                f"the default dtype was {start} before your function ran and {after} after it; put the old "
+                "default back before returning (read it first with torch.get_default_dtype())"
+            )
+        torch.set_default_dtype(start)
+        try:
+            case.fn(dtype, make_then_fail)
+        except BuildFailed:
+            pass
+        except Exception as exc:  # noqa: BLE001 - reported below
+            return (
+                f"when build raised, your function raised {type(exc).__name__} instead of letting build's error through"
+            )
+        else:
+            return "when build raised, your function returned normally; let build's exception reach the caller"
+        after = torch.get_default_dtype()
+        if after != start:
+            return (
+                f"when build raised, the default dtype stayed {after} (it was {start}); restore it in a finally: "
+                "block, which runs when build returns and when it raises"
+            )
+        return None
+
+
+def default_no_restore(dtype, build):
+    torch.set_default_dtype(dtype)
+    return build()
+
+
+def default_restore_not_on_error(dtype, build):
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    out = build()
+    torch.set_default_dtype(before)
+    return out
+
+
+def default_restore_float32(dtype, build):
+    torch.set_default_dtype(dtype)
+    try:
+        return build()
+    finally:
+        torch.set_default_dtype(torch.float32)  # "the" default, not the one that was set before
+
+
+def default_swallows_error(dtype, build):
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        return build()
+    except Exception:  # noqa: BLE001 - the mistake: the caller never hears of it
+        return None
+    finally:
+        torch.set_default_dtype(before)
+
+
+def default_cast_result(dtype, build):
+    out = build()  # made in the current default, then cast: integers and complex go wrong
+    if isinstance(out, tuple):
+        return tuple(t.to(dtype) for t in out)
+    return out if out is None else out.to(dtype)
+
+
+# ---- 04.10 rotate with complex numbers -----------------------------------------------------------
+
+
+def rotate_cases():
+    square = torch.tensor([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0], [3.0, 4.0]])
+    return [
+        (square, 90.0),
+        (square.double(), -30.0),
+        (randn(6, 2, seed=400), 45.0),
+        (randn(7, 2, seed=401, dtype=torch.float64), 123.4),
+        (randn(5, 2, seed=402) * 100, 180.0),
+        (randn(4, 2, seed=403, dtype=torch.float64), 0.0),
+        (randn(2, 6, seed=404, dtype=torch.float64).T, 75.0),  # transposed: x and y are not side by side
+    ]
+
+
+def rotate_float64_factor(points, degrees):
+    z = torch.complex(points[:, 0], points[:, 1])
+    theta = torch.tensor([math.radians(degrees)], dtype=torch.float64)  # a 1-d float64 tensor: strong
+    turned = z * torch.polar(torch.ones_like(theta), theta)  # complex128, so float32 points come back float64
+    return torch.stack([turned.real, turned.imag], dim=1)
+
+
+def rotate_radians(points, degrees):
+    z = torch.complex(points[:, 0], points[:, 1])
+    turned = z * complex(math.cos(degrees), math.sin(degrees))  # degrees used as radians
+    return torch.stack([turned.real, turned.imag], dim=1)
+
+
+def rotate_clockwise(points, degrees):
+    z = torch.complex(points[:, 0], points[:, 1])
+    turned = z * complex(math.cos(math.radians(degrees)), -math.sin(math.radians(degrees)))
+    return torch.stack([turned.real, turned.imag], dim=1)
+
+
+def rotate_view_as_complex(points, degrees):
+    z = torch.view_as_complex(points)  # needs a last dimension of stride 1: a column-major input fails
+    turned = z * complex(math.cos(math.radians(degrees)), math.sin(math.radians(degrees)))
+    return torch.view_as_real(turned)
+
+
+def rotate_complex_result(points, degrees):
+    z = torch.complex(points[:, 0], points[:, 1])
+    return z * complex(math.cos(math.radians(degrees)), math.sin(math.radians(degrees)))  # left complex
+
+
+def rotate_abs_angle(points, degrees):
+    z = torch.complex(points[:, 0], points[:, 1])
+    r, a = z.abs(), z.angle() + degrees  # adds degrees to an angle in radians
+    return torch.stack([r * a.cos(), r * a.sin()], dim=1)
+
+
+# ---- 04.11 close enough for the dtype ------------------------------------------------------------
+
+
+def _pair(got, want, dtype=torch.float32):
+    return torch.tensor(got, dtype=dtype), torch.tensor(want, dtype=dtype)
+
+
+def close_cases():
+    nan, inf = float("nan"), float("inf")
+    bf16, f16, f64 = torch.bfloat16, torch.float16, torch.float64
+    return [
+        _pair([1000.001, 2.0], [1000.0, 2.0]),  # float32: a relative 1e-6 is inside 1.3e-6
+        _pair([1000.002, 2.0], [1000.0, 2.0]),  # ... 2e-6 is not
+        _pair([[1 + 5e-8, 0.0], [3.0, 9e-8]], [[1.0, 0.0], [3.0, 0.0]], f64),  # inside float64's 1e-7
+        _pair([1 + 5e-7, 3.0], [1.0, 3.0], f64),  # outside float64's tolerance, inside allclose's
+        _pair([1.0078125, -2.0], [1.0, -2.0], bf16),  # one bfloat16 step: inside 1.6e-2, outside allclose's
+        _pair([252.0, 1.0], [248.0, 1.0], bf16),  # 4 apart: inside rtol x 252, outside rtol x 248 (want)
+        _pair([1.0009765625], [1.0], f16),  # one float16 step: inside 1e-3
+        _pair([1.001953125], [1.0], f16),  # two steps: outside
+        _pair([9e-6, 1.0], [0.0, 1.0]),  # near zero, atol decides: inside 1e-5
+        _pair([2e-5, 1.0], [0.0, 1.0]),  # outside
+        _pair([1000 + 0.001j], [1000 + 0j], torch.complex64),  # complex64 takes float32's tolerances
+        _pair([1000 + 0.002j], [1000 + 0j], torch.complex64),
+        _pair([1.0, nan], [1.0, nan]),  # a NaN is never close
+        _pair([inf, -inf, 1.0], [inf, -inf, 1.0]),  # equal infinities are
+        _pair([1e38, 1.0], [inf, 1.0]),
+        (randn(3, 4, seed=404, dtype=f64), randn(3, 4, seed=404, dtype=f64) * (1 + 2e-8)),
+    ]
+
+
+def python_bool(args: tuple, got) -> str | None:
+    if not isinstance(got, bool):
+        return f"the answer has the right truth value, but it is a {describe(got)}: return a Python bool (bool(...))"
+    return None
+
+
+def close_allclose(got, want):
+    return torch.allclose(got, want)  # the same rtol=1e-5, atol=1e-8 for every dtype
+
+
+def close_float32_table(got, want):
+    return bool(torch.isclose(got, want, rtol=1.3e-6, atol=1e-5).all())  # float32's tolerances for every dtype
+
+
+def close_tensor(got, want):
+    return torch.isclose(got, want, rtol=1.3e-6 if got.dtype == torch.float32 else 1e-7, atol=1e-5).all()
+
+
+def close_equal_nan(got, want):
+    try:
+        torch.testing.assert_close(got, want, equal_nan=True)
+    except AssertionError:
+        return False
+    return True
+
+
+def close_relative_to_got(got, want):
+    rtol, atol = {torch.float16: (1e-3, 1e-5), torch.bfloat16: (1.6e-2, 1e-5), torch.float64: (1e-7, 1e-7)}.get(
+        got.dtype, (1.3e-6, 1e-5)
+    )
+    diff = (got - want).abs().double()
+    return bool((diff <= atol + rtol * got.abs().double()).all())  # |got|, not |want|
+
+
+def close_exact(got, want):
+    return bool((got == want).all())
