@@ -6,58 +6,47 @@ lists one :class:`Rule` per constraint in ``Exercise(rules=[...])``. Each rule j
 input case and returns ``None`` (kept) or one line that names the constraint and says what to
 change. Rules never raise: anything odd about the answer is the comparison's to report.
 
+This module is the catalogue an exercise declaration imports from: the result and memory rules
+live here, the call rules in ``calls.py``, the compiled-graph rules in ``graphs.py``, the loop
+rule's measurements in ``growth.py``; the base classes in ``base.py``.
+
 Rules that need to watch the answer run (memory, calls, compiled graphs) call it again on a
 fresh copy of the case's inputs, so what they see is not disturbed by the first call.
 """
 
 from __future__ import annotations
 
-import inspect
-import types
 import warnings
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 
+from torchcourse.grading.base import Case, Rule, _tensors
+from torchcourse.grading.calls import Calls, recorded_calls
 from torchcourse.grading.compare import shares_memory
-from torchcourse.grading.families import FAMILIES
-from torchcourse.grading.growth import directions, growth, plain_cond, tiled
+from torchcourse.grading.graphs import Graph, GraphFacts, graph_facts
+from torchcourse.grading.growth import directions, growth, tiled
 
-
-@dataclass
-class Case:
-    """What a rule may look at for one input case."""
-
-    fn: Callable[..., Any]  # the learner's function
-    args: tuple  # the arguments the learner's function was called with (after the call)
-    got: Any  # what it returned
-    fresh: Callable[[], tuple]  # a new, independent copy of the case's inputs, for a second run
-    reference: Callable[..., Any] | None = None  # the exercise's reference answer, for rules that need it
-
-
-class Rule:
-    """One stated constraint. ``early`` rules run before the values are compared."""
-
-    name = "rule"
-    early = False
-    every_case = True  # False: judged on the first (smallest) case only, e.g. a compile
-
-    def judge(self, case: Case) -> str | None:  # pragma: no cover - interface
-        raise NotImplementedError
-
-
-def _tensors(value: Any) -> Iterable[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        yield value
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _tensors(v)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _tensors(v)
-
+__all__ = [  # the catalogue: every rule an exercise declaration may list, and the helpers they share
+    "Calls",
+    "Case",
+    "Graph",
+    "GraphFacts",
+    "Holds",
+    "IsCopy",
+    "IsView",
+    "MemoryLimit",
+    "NewObject",
+    "NoGradHistory",
+    "NoLoop",
+    "Rule",
+    "allocations",
+    "below_bytes_per_element",
+    "graph_facts",
+    "peak_bytes",
+    "recorded_calls",
+]
 
 # ------------------------------------------------------------------ results: view, copy, grad, identity
 
@@ -193,155 +182,6 @@ class MemoryLimit(Rule):
         measured = peak_bytes(events) if self.measure == "peak" else max([e for e in events if e > 0], default=0)
         if measured > limit:
             return self.message.format(measured=f"{measured:,}", limit=f"{limit:,}")
-        return None
-
-
-# ------------------------------------------------------------------ calls
-
-
-class _Recorder(torch.overrides.TorchFunctionMode):
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: list[str] = []
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        self.calls.append(getattr(func, "__name__", str(func)))
-        return func(*args, **(kwargs or {}))
-
-
-class _AtenRecorder(TorchDispatchMode):
-    def __init__(self, calls: list[str]) -> None:
-        super().__init__()
-        self.calls = calls
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.calls.append(f"aten::{func.overloadpacket.__name__}")
-        return func(*args, **(kwargs or {}))
-
-
-def recorded_calls(fn: Callable[..., Any], args: tuple) -> list[str]:
-    """Names of the torch functions and tensor methods ``fn(*args)`` calls (a TorchFunctionMode),
-    and of the aten operations they dispatch, as ``aten::name`` (a TorchDispatchMode)."""
-    with _Recorder() as rec, _AtenRecorder(rec.calls), plain_cond(lambda: rec.calls.append("cond")):
-        fn(*args)
-    return rec.calls
-
-
-def _spelled(names: Iterable[str]) -> str:
-    shown = sorted(n for n in names if not n.startswith("aten::"))[:6]
-    return ", ".join(shown) + (", ..." if len(shown) == 6 else "")
-
-
-@dataclass
-class Calls(Rule):
-    """The answer calls every name in ``require``, at least one name of each family in
-    ``require_any`` (a family of :data:`FAMILIES`, or a set of names), and nothing in ``forbid``
-    (names or family names: ``forbid=("inverse",)`` forbids every inverse)."""
-
-    require: tuple[str, ...] = ()
-    forbid: tuple[str, ...] = ()
-    why: str = ""
-    require_any: tuple[str, ...] = ()
-    name = "calls"
-
-    def judge(self, case: Case) -> str | None:
-        try:
-            calls = set(recorded_calls(case.fn, case.fresh()))
-        except Exception:  # noqa: BLE001
-            return None
-        for name in self.require:
-            if name not in calls and f"aten::{name}" not in calls:
-                return f"your function never calls {name}; {self.why or 'the task asks for it'}"
-        for fam in self.require_any:
-            if not calls & FAMILIES.get(fam, frozenset()):
-                why = self.why or "the task asks for it"
-                return f"your function never calls any {fam} ({_spelled(FAMILIES[fam])}); {why}"
-        for name in self.forbid:
-            names = FAMILIES.get(name, frozenset({name}))
-            hit = sorted(calls & names)
-            if hit:
-                what = hit[0] if name not in FAMILIES else f"{hit[0]} (a {name})"
-                return f"your function calls {what}; {self.why or 'the task forbids it'}"
-        return None
-
-
-# ------------------------------------------------------------------ compiled graphs
-
-
-@dataclass
-class GraphFacts:
-    graphs: int = 0  # graphs compiled over all calls
-    breaks: int = 0  # graph breaks
-    recompiles: int = 0  # graphs compiled after the first call
-    ops: list[str] = field(default_factory=list)  # every call_function target, subgraphs included
-    error: str | None = None  # what compiling raised (e.g. fullgraph=True at a break)
-
-
-def _fresh_code(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` with its own code object: dynamo caches per code object, so every count starts at zero."""
-    if isinstance(fn, types.FunctionType):
-        return types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
-    return fn
-
-
-def graph_facts(fn: Callable[..., Any], calls: list[tuple], fullgraph: bool = False) -> GraphFacts:
-    """Compile ``fn`` with a counting backend (no code generation) and call it on each args tuple."""
-    from torch._dynamo.utils import counters
-
-    from torchcourse.compiletools import captured_logs
-
-    facts = GraphFacts()
-    graphs: list[torch.fx.GraphModule] = []
-
-    def backend(gm, example_inputs):
-        graphs.append(gm)
-        return gm.forward
-
-    compiled = torch.compile(_fresh_code(inspect.unwrap(fn)), backend=backend, fullgraph=fullgraph)
-    breaks_before = sum(counters["graph_break"].values())
-    try:
-        with captured_logs():
-            for i, args in enumerate(calls):
-                compiled(*args)
-                if i == 0:
-                    first = len(graphs)
-    except Exception as exc:  # noqa: BLE001 - reported as a fact
-        facts.error = f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}"
-        first = len(graphs)
-    facts.graphs = len(graphs)
-    facts.recompiles = len(graphs) - first
-    facts.breaks = sum(counters["graph_break"].values()) - breaks_before
-    for gm in graphs:
-        for mod in gm.modules():
-            if isinstance(mod, torch.fx.GraphModule):
-                facts.ops += [
-                    getattr(n.target, "__name__", str(n.target)) for n in mod.graph.nodes if n.op == "call_function"
-                ]
-    return facts
-
-
-@dataclass
-class Graph(Rule):
-    """Facts about the compiled graph of the answer: one graph (no break), and ops it must contain."""
-
-    max_graphs: int | None = 1
-    contains: tuple[str, ...] = ()
-    how: str = ""
-    name = "compiled graph"
-    every_case = False
-
-    def judge(self, case: Case) -> str | None:
-        facts = graph_facts(case.fn, [case.fresh()], fullgraph=self.max_graphs == 1)
-        if facts.error:
-            return (
-                f"your function does not compile into one graph ({facts.error}); "
-                "remove the Python branch on tensor values"
-            )
-        if self.max_graphs is not None and facts.graphs > self.max_graphs:
-            return f"your function compiles into {facts.graphs} graphs ({facts.breaks} graph breaks); make it one graph"
-        for op in self.contains:
-            if op not in facts.ops:
-                return f"the compiled graph has no {op}; {self.how or f'use {op}'}"
         return None
 
 
