@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import torch
 
-from torchcourse.grading.checks import FAIL, PASS, REGISTRY, _generated_cases, evaluate
+from torchcourse.grading.cases import generated_cases
+from torchcourse.grading.checks import FAIL, PASS, REGISTRY, evaluate
 
 COLUMN_MEANS = REGISTRY.get("05.1")  # "Column means of a table": its own cases are all contiguous
 SOFTMAX = REGISTRY.get("05.8")
@@ -65,12 +66,12 @@ def test_correct_answers_written_differently_still_pass():
 
 def test_variants_are_generated_only_where_they_change_something():
     no_tensor = REGISTRY.get("05.9")  # a fake clock, no tensors
-    assert _generated_cases(no_tensor, list(no_tensor.cases())) == []
-    labels = [label for _, label in _generated_cases(COLUMN_MEANS, sorted(COLUMN_MEANS.cases(), key=len))]
+    assert generated_cases(no_tensor, list(no_tensor.cases())) == []
+    labels = [label for _, label in generated_cases(COLUMN_MEANS, sorted(COLUMN_MEANS.cases(), key=len))]
     assert labels == [  # no empty variant: 05.1's text and its own cases never ask for an empty table
         "the same values, non-contiguous (column-major)",
         "a first dimension of size 1",
     ]
     with_empty = REGISTRY.get("16.8")
-    labels = [label for _, label in _generated_cases(with_empty, sorted(with_empty.cases(), key=len))]
+    labels = [label for _, label in generated_cases(with_empty, sorted(with_empty.cases(), key=len))]
     assert "a first dimension of size 0" in labels

@@ -15,7 +15,6 @@ A check never raises: every failure of the learner's code becomes the ``✗`` li
 
 from __future__ import annotations
 
-import copy
 import importlib
 import math
 import re
@@ -25,6 +24,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
+from torchcourse.grading.cases import case_text, changed, generated_cases, size, snapshot
 from torchcourse.grading.compare import compare, describe
 from torchcourse.grading.rules import Case, Rule
 
@@ -62,7 +62,7 @@ class Exercise:
     # True: tolerances come from the reference's own error against a float64 ground truth
     # (the reference run on float64 copies of the inputs), so a more accurate answer never fails.
     float64_truth: bool = False
-    # True: besides its own cases, the check runs generated ones (see _generated_cases): the
+    # True: besides its own cases, the check runs generated ones (see generated_cases): the
     # same values in a column-major layout, a size-1 and a size-0 first dimension. A generated
     # case is used only where the reference accepts it. False for checks whose every case
     # compiles or launches processes (their cases are chosen one by one).
@@ -103,120 +103,6 @@ class _Registry:
 REGISTRY = _Registry()
 
 
-def _show(value: Any) -> str:
-    """A value as a learner wants to see it in a failing input: the numbers when there are few."""
-    if isinstance(value, torch.Tensor) and value.device.type != "meta" and 0 < value.numel() <= 6:
-        try:
-            numbers = value.detach().cpu().flatten().tolist()
-            return f"{describe(value)}, values {[round(v, 4) if isinstance(v, float) else v for v in numbers]}"
-        except Exception:
-            return describe(value)
-    text = describe(value)
-    if isinstance(value, torch.Tensor) and value.dim() >= 2 and not value.is_contiguous():
-        text += ", non-contiguous"
-    return text
-
-
-def _case_text(i: int, args: tuple) -> str:
-    if not args:
-        return ""
-    shown = ", ".join(_show(a) for a in args[:3])
-    return f" (input #{i + 1}: {shown})"
-
-
-def _size(args: tuple) -> int:
-    """How big a case is, so that the first failing case reported is the smallest."""
-
-    def size(v: Any) -> int:
-        if isinstance(v, torch.Tensor):
-            return v.numel()
-        if isinstance(v, (list, tuple)):
-            return sum(size(x) for x in v)
-        if isinstance(v, dict):
-            return sum(size(x) for x in v.values())
-        return 0
-
-    return size(args)
-
-
-# Modules whose checks compile or launch processes on every case: no generated cases there.
-_NO_GENERATED = {"09", "10", "11", "12", "15"}
-
-
-def _column_major(v: Any) -> Any:
-    if isinstance(v, torch.Tensor) and v.dim() >= 2 and v.layout == torch.strided and min(v.shape[-2:]) > 1:
-        w = v.detach().mT.contiguous().mT
-        return w.requires_grad_(v.requires_grad) if v.is_leaf and v.requires_grad else w
-    return v
-
-
-def _first_rows(n: int) -> Callable[[Any], Any]:
-    def cut(v: Any) -> Any:
-        if isinstance(v, torch.Tensor) and v.dim() >= 1 and v.shape[0] > n and v.layout == torch.strided:
-            w = v.detach()[:n].clone()
-            return w.requires_grad_(v.requires_grad) if v.is_leaf and v.requires_grad else w
-        return v
-
-    return cut
-
-
-_VARIANTS = (
-    (_column_major, "the same values, non-contiguous (column-major)"),
-    (_first_rows(1), "a first dimension of size 1"),
-    (_first_rows(0), "a first dimension of size 0"),
-)
-
-
-def _generated_cases(ex: Exercise, cases: list[tuple]) -> list[tuple[tuple, str]]:
-    """Adversarial variants of the smallest case that has a tensor: each a (args, label) pair.
-    A variant that changes nothing is left out."""
-    if not ex.generated or ex.id.split(".")[0] in _NO_GENERATED:
-        return []
-    base = next((c for c in cases if any(isinstance(a, torch.Tensor) for a in c)), None)
-    if base is None:
-        return []
-    empty_covered = any(isinstance(a, torch.Tensor) and a.numel() == 0 for c in cases for a in c)
-    out = []
-    for change, label in _VARIANTS:
-        if "size 0" in label and not empty_covered:
-            continue  # the text never asks for empty input: do not test it
-        try:
-            args = tuple(change(a) for a in base)
-            inside = ex.domain is None or bool(ex.domain(*args))
-        except Exception:
-            continue
-        if inside and any(a is not b for a, b in zip(args, base)):
-            out.append((args, label))
-    return out
-
-
-def _snapshot(args: tuple) -> tuple:
-    """An independent copy of the arguments that keeps sharing *between* them (views stay views)."""
-    try:
-        return copy.deepcopy(args)
-    except Exception:  # e.g. non-leaf tensors that require grad
-        return tuple(a.detach().clone() if isinstance(a, torch.Tensor) else copy.deepcopy(a) for a in args)
-
-
-def _plain_data(v: Any) -> bool:
-    """Tensors, numbers, strings and containers of them: values whose change a check can see."""
-    if isinstance(v, (torch.Tensor, int, float, complex, str, bytes, type(None))):
-        return True
-    if isinstance(v, (list, tuple)):
-        return all(_plain_data(x) for x in v)
-    if isinstance(v, dict):
-        return all(_plain_data(x) for x in v.values())
-    return False
-
-
-def _changed(a: Any, b: Any) -> bool:
-    if isinstance(a, torch.Tensor):
-        return compare(a, b, rtol=0, atol=0) is not None
-    if isinstance(a, (list, tuple, dict)) and _plain_data(b):
-        return compare(a, b, rtol=0, atol=0) is not None
-    return False
-
-
 def _to64(value: Any) -> Any:
     if isinstance(value, torch.Tensor) and value.is_floating_point():
         return value.detach().to(torch.float64)
@@ -244,15 +130,18 @@ def _flat(value: Any) -> list:
 
 
 def _compare_to_reference(ex: Exercise, args: tuple, got: Any, expected: Any) -> str | None:
-    if ex.property is not None:
-        return ex.property(args, got)
+    if ex.property is not None:  # like a rule, a property that cannot inspect an odd answer says so
+        try:
+            return ex.property(args, got)
+        except Exception as exc:
+            return f"could not inspect your result ({type(exc).__name__}: {exc})"
     if not ex.float64_truth:
         return compare(got, expected, rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype)
     # shape, dtype and type against the reference; values against the float64 truth
     msg = compare(got, expected, rtol=math.inf, atol=math.inf, check_dtype=ex.check_dtype)
     if msg:
         return msg
-    truth = ex.reference(*_to64(_snapshot(args)))
+    truth = ex.reference(*_to64(snapshot(args)))
     atol = max(ex.atol, 2 * _float64_error(expected, truth))
     return compare(_to64(got), truth, rtol=ex.rtol, atol=atol, check_dtype=False)
 
@@ -273,74 +162,103 @@ def _judge(rules: Sequence[Rule], case: Case, first: bool) -> str | None:
 def evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
     """Run ``fn`` against ``ex`` and return ``(status, message)``; never raises.
 
-    Cases run smallest first, so the input a failure message shows is the smallest failing one.
+    The whole flow of a check, top to bottom: the cases (the exercise's own, then generated
+    variants), and for each case, smallest first so that a failure shows the smallest input:
+    call the learner's function, judge the early rules, compare with the reference (or the
+    stated property; an input changed in place is a difference too), judge the other rules.
+    The first failure is the message; none is the pass line.
     """
     if fn is None or not callable(fn):
         return FAIL, f"expected a function (pass the function itself, without calling it), got {describe(fn)}"
+    # 1. cases
     try:
-        cases = sorted(ex.cases(), key=_size)
+        cases = sorted(ex.cases(), key=size)
     except Exception as exc:  # a broken case generator is a course bug; still no traceback
         return FAIL, f"the check could not build its inputs ({type(exc).__name__}: {exc})"
-    rules = list(ex.rules)
-    early, late = [r for r in rules if r.early], [r for r in rules if not r.early]
-    plan = [(args, "") for args in cases] + _generated_cases(ex, list(cases))
+    early, late = [r for r in ex.rules if r.early], [r for r in ex.rules if not r.early]
+    plan = [(args, "") for args in cases] + generated_cases(ex, list(cases))
     for i, (args, label) in enumerate(plan):
-        ref_args, my_args = _snapshot(args), _snapshot(args)
-        before = _snapshot(args)
-        where = _case_text(i, args) + (f" ({label})" if label else "")
+        where = case_text(i, args) + (f" ({label})" if label else "")
+        ref_args, my_args, before = snapshot(args), snapshot(args), snapshot(args)
+        expected = _MISSING
         if label:  # a generated case counts only where the reference accepts it and is repeatable
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    expected = ex.reference(*ref_args)
-                    again = ex.reference(*_snapshot(args))
-                if compare(again, expected, rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype):
-                    continue  # e.g. an underdetermined least-squares fit: no single right answer
-            except Exception:
+            expected = _repeatable_reference(ex, args, ref_args)
+            if expected is _MISSING:
                 continue
-        try:  # the learner's function first: a stub returns at once, without paying for the reference
-            got = fn(*my_args)
-        except NotImplementedError as exc:
-            if not exc.args:  # the stub's bare `raise NotImplementedError`; torch raises it with a message
-                return (
-                    TODO,
-                    f'not attempted yet (replace `raise NotImplementedError` with your answer; hint("{ex.id}") helps)',
-                )
-            return FAIL, f"your function raised NotImplementedError: {exc}{where}"
-        except KeyboardInterrupt:
-            raise
-        except BaseException as exc:  # SystemExit too: a learner's exit() must not kill the check
-            text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            return FAIL, f"your function raised {type(exc).__name__}{': ' + text if text else ''}{where}"
-        if not label:
+        # 2. call: the learner's function first, so a stub returns at once
+        got, failure = _call(ex, fn, my_args, where)
+        if failure:
+            return failure
+        if expected is _MISSING:
             expected = ex.reference(*ref_args)
-        case = Case(fn=fn, args=my_args, got=got, fresh=lambda args=args: _snapshot(args), reference=ex.reference)
+        case = Case(fn=fn, args=my_args, got=got, fresh=lambda args=args: snapshot(args), reference=ex.reference)
+        # 3. rules judged before the values (what the answer did, whatever it returned)
         msg = _judge(early, case, i == 0)
-        if msg:
-            return FAIL, msg + where
-        if ex.inplace:
-            msg = compare(my_args[0], ref_args[0], rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype)
-            if msg:
-                return FAIL, f"after your function ran, the input was not changed as expected{where}: {msg}"
-            if expected is not None:  # like add_, an in-place function returns what it changed
-                msg = compare(got, expected, rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype)
-                if msg:
-                    return FAIL, f"the input was changed correctly, but the return value is wrong: {msg}{where}"
-        else:
-            for k, (a, b) in enumerate(zip(my_args, before)):
-                if _changed(a, b):
-                    return FAIL, (
-                        f"your function changed its argument {k + 1} in place{where}; "
-                        "leave inputs unchanged (use out-of-place operations or .clone())"
-                    )
-            msg = _compare_to_reference(ex, my_args, got, expected)
-            if msg:
-                return FAIL, msg + where
-        msg = _judge(late, case, i == 0)
+        # 4. compare with the reference
+        msg = msg or _compare_case(ex, my_args, ref_args, before, got, expected)
+        # 5. the other rules
+        msg = msg or _judge(late, case, i == 0)
         if msg:
             return FAIL, msg + where
     n = len(cases)
     return PASS, f"matches the reference on {n} input{'s' if n != 1 else ''}" if cases and cases[0] else "correct"
+
+
+_MISSING = object()
+
+
+def _repeatable_reference(ex: Exercise, args: tuple, ref_args: tuple) -> Any:
+    """The reference's result on a generated case, or _MISSING where the reference rejects the
+    case or gives another answer on a second run (e.g. an underdetermined least-squares fit)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = ex.reference(*ref_args)
+            again = ex.reference(*snapshot(args))
+    except Exception:
+        return _MISSING
+    if compare(again, expected, rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype):
+        return _MISSING
+    return expected
+
+
+def _call(ex: Exercise, fn: Any, args: tuple, where: str) -> tuple[Any, tuple[str, str] | None]:
+    """``fn(*args)``, or the (status, message) its failure becomes: "not attempted" for the stub."""
+    try:
+        return fn(*args), None
+    except NotImplementedError as exc:
+        if not exc.args:  # the stub's bare `raise NotImplementedError`; torch raises it with a message
+            return None, (
+                TODO,
+                f'not attempted yet (replace `raise NotImplementedError` with your answer; hint("{ex.id}") helps)',
+            )
+        return None, (FAIL, f"your function raised NotImplementedError: {exc}{where}")
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # SystemExit too: a learner's exit() must not kill the check
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        return None, (FAIL, f"your function raised {type(exc).__name__}{': ' + text if text else ''}{where}")
+
+
+def _compare_case(ex: Exercise, my_args: tuple, ref_args: tuple, before: tuple, got: Any, expected: Any) -> str | None:
+    """The values: an in-place exercise compares the changed input (and what it returns); any
+    other compares its result and requires its inputs unchanged."""
+    if ex.inplace:
+        msg = compare(my_args[0], ref_args[0], rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype)
+        if msg:
+            return f"after your function ran, the input was not changed as expected: {msg}"
+        if expected is not None:  # like add_, an in-place function returns what it changed
+            msg = compare(got, expected, rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype)
+            if msg:
+                return f"the input was changed correctly, but the return value is wrong: {msg}"
+        return None
+    for k, (a, b) in enumerate(zip(my_args, before)):
+        if changed(a, b):
+            return (
+                f"your function changed its argument {k + 1} in place; "
+                "leave inputs unchanged (use out-of-place operations or .clone())"
+            )
+    return _compare_to_reference(ex, my_args, got, expected)
 
 
 def check(exercise_id: str, fn: Any) -> None:
