@@ -16,6 +16,9 @@ WRAPPERS = {
     # calls the solution's count_compiles between two resets so that the learner's run starts
     # from the state a fresh notebook has
     "10.2": "count_compiles",
+    # dynamo would find the learner's function compiled already (no compile, nothing to save) and
+    # the artefact manager keeps all this process compiled: the reference starts both afresh
+    "17.5": "ship_cache",
 }
 
 EXERCISES = [ex for m in MODULES for ex in REGISTRY.module_exercises(m.number)]

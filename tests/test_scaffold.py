@@ -1,5 +1,5 @@
 """CONTRIBUTING.md's "Adding a module, end to end", followed step by step in a temporary copy of
-the course: register a throwaway module 17, write its solutions, checks and lesson, build it with
+the course: register a throwaway module 18, write its solutions, checks and lesson, build it with
 the Makefile's own target, then run the course's consistency, check, lint and nbval tests on the
 result. If CONTRIBUTING leaves a step out, or a step stops working, this test fails.
 
@@ -20,13 +20,13 @@ import pytest
 
 from torchcourse.authoring.course import ROOT
 
-SLUG = "17_scaffold_check"
+SLUG = "18_scaffold_check"
 
 SOLUTIONS = """
 # %% [markdown]
-# # 17 · Scaffold check: exercises
+# # 18 · Scaffold check: exercises
 #
-# Exercises for the lesson [17 · Scaffold check](../notebooks/17_scaffold_check.ipynb).
+# Exercises for the lesson [18 · Scaffold check](../notebooks/18_scaffold_check.ipynb).
 
 # %%
 import torch
@@ -34,7 +34,7 @@ import torch
 from torchcourse import check, hint
 
 # %% [markdown]
-# ### 17.1 · Row sums (warm-up)
+# ### 18.1 · Row sums (warm-up)
 #
 # Write `row_sums(t)` that returns the sum of each row of the 2-D tensor `t`.
 
@@ -46,10 +46,10 @@ def row_sums(t):
     ### END SOLUTION
 
 
-check("17.1", row_sums)
+check("18.1", row_sums)
 
 # %% [markdown]
-# ### 17.2 · Column maxima
+# ### 18.2 · Column maxima
 #
 # Write `column_max(t)` that returns the largest value of each column.
 
@@ -61,10 +61,10 @@ def column_max(t):
     ### END SOLUTION
 
 
-check("17.2", column_max)
+check("18.2", column_max)
 
 # %% [markdown]
-# ### 17.3 · Centre the columns
+# ### 18.3 · Centre the columns
 #
 # Write `centre(t)` that subtracts each column's mean from that column.
 
@@ -76,10 +76,10 @@ def centre(t):
     ### END SOLUTION
 
 
-check("17.3", centre)
+check("18.3", centre)
 
 # %% [markdown]
-# ### 17.4 · Unit rows
+# ### 18.4 · Unit rows
 #
 # Write `unit_rows(t)` that divides each row by its Euclidean norm.
 
@@ -91,10 +91,10 @@ def unit_rows(t):
     ### END SOLUTION
 
 
-check("17.4", unit_rows)
+check("18.4", unit_rows)
 
 # %% [markdown]
-# ### 17.5 · Count the positives
+# ### 18.5 · Count the positives
 #
 # Write `count_positive(t)` that returns how many entries are above zero, as a Python int.
 
@@ -106,10 +106,10 @@ def count_positive(t):
     ### END SOLUTION
 
 
-check("17.5", count_positive)
+check("18.5", count_positive)
 
 # %% [markdown]
-# ### 17.6 · Clip to [-1, 1] (stretch)
+# ### 18.6 · Clip to [-1, 1] (stretch)
 #
 # Write `clip_unit(t)` that limits every entry to the interval [-1, 1].
 
@@ -121,10 +121,10 @@ def clip_unit(t):
     ### END SOLUTION
 
 
-check("17.6", clip_unit)
+check("18.6", clip_unit)
 """
 
-CHECKS = '''"""Module 17 "Scaffold check": a throwaway module written by tests/test_scaffold.py."""
+CHECKS = '''"""Module 18 "Scaffold check": a throwaway module written by tests/test_scaffold.py."""
 
 from __future__ import annotations
 
@@ -140,29 +140,29 @@ def _cases():
 
 
 def _ex(number, title, reference, hints, wrong):
-    return Exercise(f"17.{number}", title, reference, cases=_cases, hints=hints, wrong=wrong)
+    return Exercise(f"18.{number}", title, reference, cases=_cases, hints=hints, wrong=wrong)
 
 
 EXERCISES = [
-    _ex(1, "Row sums", solution("17", "row_sums"), ["Sum along dim=1.", "t.sum(dim=1)"],
+    _ex(1, "Row sums", solution("18", "row_sums"), ["Sum along dim=1.", "t.sum(dim=1)"],
         [lambda t: t.sum(dim=0), lambda t: t.sum()]),
-    _ex(2, "Column maxima", solution("17", "column_max"), ["A column runs along dim 0.", "t.amax(dim=0)"],
+    _ex(2, "Column maxima", solution("18", "column_max"), ["A column runs along dim 0.", "t.amax(dim=0)"],
         [lambda t: t.amax(dim=1), lambda t: t.max()]),
-    _ex(3, "Centre the columns", solution("17", "centre"), ["Mean over dim 0.", "Broadcast the subtraction."],
+    _ex(3, "Centre the columns", solution("18", "centre"), ["Mean over dim 0.", "Broadcast the subtraction."],
         [lambda t: t - t.mean(), lambda t: t - t.mean(dim=1, keepdim=True)]),
-    _ex(4, "Unit rows", solution("17", "unit_rows"),
+    _ex(4, "Unit rows", solution("18", "unit_rows"),
         ["torch.linalg.vector_norm with dim=1.", "keepdim=True lets it broadcast."],
         [lambda t: t / torch.linalg.vector_norm(t), lambda t: t / torch.linalg.vector_norm(t, dim=0)]),
-    _ex(5, "Count the positives", solution("17", "count_positive"), ["t > 0 is a boolean mask.", "int() of its sum."],
+    _ex(5, "Count the positives", solution("18", "count_positive"), ["t > 0 is a boolean mask.", "int() of its sum."],
         [lambda t: int((t >= 0).sum()) + 1, lambda t: int((t < 0).sum())]),
-    _ex(6, "Clip to [-1, 1]", solution("17", "clip_unit"), ["torch.clamp", "min=-1, max=1"],
+    _ex(6, "Clip to [-1, 1]", solution("18", "clip_unit"), ["torch.clamp", "min=-1, max=1"],
         [lambda t: t.clamp(0, 1), lambda t: t.clamp(min=-1)]),
 ]
 '''
 
 LESSON = """
 # %% [markdown]
-# # 17 · Scaffold check
+# # 18 · Scaffold check
 #
 # A throwaway module that proves CONTRIBUTING.md's steps work.
 #
@@ -237,7 +237,7 @@ def test_a_module_added_by_following_contributing_passes_the_tests(tmp_path: Pat
     text = course_py.read_text()
     registered = text.replace(
         "\n]\n\n\ndef by_number",
-        '\n    Module("17", "scaffold_check", "Scaffold check", "a throwaway module from tests/test_scaffold.py"),\n]'
+        '\n    Module("18", "scaffold_check", "Scaffold check", "a throwaway module from tests/test_scaffold.py"),\n]'
         "\n\n\ndef by_number",
         1,
     )
@@ -248,7 +248,7 @@ def test_a_module_added_by_following_contributing_passes_the_tests(tmp_path: Pat
     header = re.match(r"# ---\n.*?\n# ---\n", (ROOT / "solutions" / "00_start_here.py").read_text(), re.DOTALL)
     assert header, "solutions/00_start_here.py must start with a jupytext header"
     (course / "solutions" / f"{SLUG}.py").write_text(header.group(0) + SOLUTIONS)
-    (course / "torchcourse" / "grading" / "exercises" / "m17.py").write_text(CHECKS)
+    (course / "torchcourse" / "grading" / "exercises" / "m18.py").write_text(CHECKS)
 
     # 4. The lesson.
     (course / "notebooks" / f"{SLUG}.py").write_text(header.group(0) + LESSON)
@@ -258,11 +258,11 @@ def test_a_module_added_by_following_contributing_passes_the_tests(tmp_path: Pat
     built = sh(["make", "-o", ".venv/.installed", "notebooks"], course, env)
     executed = re.findall(r"^executed (\S+)", built, re.MULTILINE)
     assert sorted(executed) == sorted(f"{d}/{SLUG}.py" for d in ("notebooks", "solutions", "exercises")), built
-    assert "markdown refreshed in notebooks/16_indexing.ipynb" in built, built
+    assert "markdown refreshed in notebooks/17_compile_once.ipynb" in built, built
     sh(["make", "-o", ".venv/.installed", "notebooks", "BUILD_ARGS=notebooks/00_start_here.py"], course, env)
     sh([py, "-m", "torchcourse.authoring.course", "--write-readme"], course, env)
     sh([py, "-m", "torchcourse.authoring.guide"], course, env)
-    assert "| 17 | Scaffold check |" in (course / "README.md").read_text()
+    assert "| 18 | Scaffold check |" in (course / "README.md").read_text()
 
     # 6. What make test requires: lint, consistency, the checks, and nbval on the new notebooks,
     # on module 00 (rebuilt) and on a notebook whose navigation was refreshed without execution.
@@ -288,5 +288,5 @@ def test_a_module_added_by_following_contributing_passes_the_tests(tmp_path: Pat
     )
     assert re.search(r"\d+ passed", out) and "failed" not in out, out[-2000:]
     exercises_nb = (course / "exercises" / f"{SLUG}.ipynb").read_text()
-    assert exercises_nb.count("not attempted yet") == 6 and "Module 17 of 00–17" in exercises_nb
-    assert f"next: [17 · Scaffold check]({SLUG}.ipynb)" in (course / "notebooks" / "16_indexing.ipynb").read_text()
+    assert exercises_nb.count("not attempted yet") == 6 and "Module 18 of 00–18" in exercises_nb
+    assert f"next: [18 · Scaffold check]({SLUG}.ipynb)" in (course / "notebooks" / "17_compile_once.ipynb").read_text()

@@ -147,11 +147,17 @@ MODULES = [
         "boolean masks, integer-array indexing, where, nonzero, gather, index_select, scatter and index_add_, "
         "views vs copies",
     ),
+    Module(
+        "17",
+        "compile_once",
+        "Compile once: caches, export and ahead-of-time",
+        "the inductor cache across processes, cache artefacts, torch.export and Dim, AOTInductor packages",
+    ),
 ]
 
 
 def by_number(number: str) -> Module:
-    """The module numbered ``number`` ("00" .. "16")."""
+    """The module numbered ``number`` ("00" .. "17")."""
     for m in MODULES:
         if m.number == number:
             return m

@@ -1,0 +1,615 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] tags=["course-nav"]
+# *Module 17 of 00–17 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/17_compile_once.ipynb) · previous: [16 · Advanced indexing: masks, gather and scatter](16_indexing.ipynb)
+
+# %% tags=["course-setup"] jupyter={"source_hidden": true}
+# Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
+# the course and installs its helper package, torchcourse, once per session.
+# Colab runtime: CPU is enough for this module.
+import sys
+
+if "google.colab" in sys.modules:
+    import os
+    import subprocess
+
+    home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
+    repo = os.environ.get("TORCHCOURSE_REPO", "")
+    if not os.path.isdir(home):
+        if not repo:
+            raise RuntimeError(
+                "This copy of the course names no repository to fetch: run "
+                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            )
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+        subprocess.run(pip, check=True)
+    sys.path.insert(0, home)
+    print("Colab: the course is in", home)
+else:
+    print("Local run: nothing to install.")
+# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+# saying whether it is supported; an error naming what is missing when it is too old.
+from torchcourse.preflight import check_torch
+
+_ = check_torch()
+
+# %% [markdown] tags=["outputs-stamp"]
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+
+# %% [markdown]
+# # 17 · Compile once: caches, export and ahead-of-time
+#
+# `torch.compile` pays its cost at the first call of every new process: a CI job, a restarted
+# server, a fresh container. Modules 09 and 10 measured that cost inside one process. This
+# notebook follows the compiled code *across* processes and machines: the on-disk inductor
+# cache that a second process finds warm, the cache artefacts you can copy to a machine that
+# has never compiled anything, `torch.export` which turns a model into a graph with a written
+# contract, and AOTInductor, which compiles that graph once into a package a fresh process
+# loads and runs without compiling at all. Every process below is a real, fresh Python
+# process, and every cache directory starts empty.
+#
+# **Objectives.** After this notebook you can:
+# 1. say where inductor's caches live and measure a cold and a warm compile in fresh processes;
+# 2. ship a compile cache to another machine with `torch.compiler.save_cache_artifacts()` and
+#    `load_cache_artifacts()`;
+# 3. export a model with `torch.export`, read its `graph_signature` and `range_constraints`,
+#    give it a dynamic batch dimension, and recognise what export refuses;
+# 4. compile an exported program ahead of time with AOTInductor and run the package in a
+#    process that compiles nothing;
+# 5. choose between the four for CI, restarts, shipping and deployment.
+#
+# **Prerequisites.** Modules 09 (torch.compile: fusion and overhead), 10 (Recompilation and
+# dynamic shapes) and 11 (Graph breaks).
+#
+# **Time.** 35 min teaching, 40 min exercises.
+
+# %% [markdown]
+# ## The model, and a worker that runs in a fresh process
+#
+# One small model serves the whole notebook: a learnt weight per feature, a `sin`, a softmax
+# over the features. What matters here is not the model but *where and when it is compiled*.
+#
+# The measurements run in fresh processes, so that nothing compiled in this notebook can help
+# them. The worker below is a complete script: it imports torch, runs inductor's probe of this
+# CPU's vector instructions (more on it below), then makes the first call in one of four
+# ways, and reports the wall time and the CPU time (its own and its children's, such as the
+# C++ compiler's) of each phase, the graphs dynamo compiled and the FX graph cache's hits and
+# misses, and how often the C++ compiler ran during the first call. Inductor compiles in
+# the worker's own process (`TORCHINDUCTOR_COMPILE_THREADS=1`), so the C++ compiler's CPU
+# time is counted.
+
+# %%
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+
+from torchcourse import claim
+
+WORK = Path(tempfile.mkdtemp(prefix="torchcourse-17-"))  # deleted by the last cell
+
+WORKER = """
+import json, resource, sys, time
+
+mode, path = sys.argv[1], sys.argv[2]
+
+
+def cpu():
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+phases, mark = {}, [time.perf_counter(), cpu()]
+
+
+def phase(name):
+    now = [time.perf_counter(), cpu()]
+    phases[name] = {"wall": now[0] - mark[0], "cpu": now[1] - mark[1]}
+    mark[:] = now
+
+
+import torch
+import torch._inductor.cpp_builder
+import torch._inductor.cpu_vec_isa
+from torch._dynamo.utils import counters
+
+phase("import torch")
+torch._inductor.cpu_vec_isa.pick_vec_isa()  # inductor's probe of this CPU's vector instructions
+phase("CPU probe")
+
+builds = []  # every run of the C++ compiler from here on
+build = torch._inductor.cpp_builder.CppBuilder.build
+torch._inductor.cpp_builder.CppBuilder.build = lambda self: builds.append(1) or build(self)
+
+
+class Scorer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.linspace(-1, 1, 100))
+
+    def forward(self, x):
+        return torch.softmax(torch.sin(x) * self.weight + 1, dim=-1)
+
+
+model, x = Scorer(), torch.linspace(-3, 3, 800).reshape(8, 100)
+if mode == "aoti-load":
+    run = torch._inductor.aoti_load_package(path)
+else:
+    if mode == "artefacts":
+        with open(path, "rb") as f:
+            torch.compiler.load_cache_artifacts(f.read())
+    run = torch.compile(model)
+out = run(x)
+phase("first call")
+right = torch.allclose(out, model(x))
+if mode == "aoti-load":  # the package has a dynamic batch: try another size too
+    right = right and torch.allclose(run(x[:3]), model(x[:3]))
+report = {
+    "phases": phases,
+    "C++ compiles": len(builds),
+    "right": right,
+    "graphs compiled": counters["stats"]["unique_graphs"],
+    "fx graph cache": {k: v for k, v in counters["inductor"].items() if k.startswith("fxgraph_cache")},
+}
+if mode == "build":  # the build machine also ships its cache and an AOTInductor package
+    data, info = torch.compiler.save_cache_artifacts()
+    with open(path, "wb") as f:
+        f.write(data)
+    report["artefacts"] = {"bytes": len(data), "kinds": sorted(info.artifacts)}
+    phase("save artefacts")
+    batch = torch.export.Dim("batch", min=1, max=1024)
+    program = torch.export.export(model, (x,), dynamic_shapes={"x": {0: batch}})
+    torch._inductor.aoti_compile_and_package(program, package_path=path + ".pt2")
+    phase("export + AOTInductor compile")
+print(json.dumps(report))
+"""
+(WORK / "worker.py").write_text(WORKER)
+
+
+def files_in(cache_dir):
+    """Every file under a cache directory, as paths relative to it."""
+    return sorted(str(p.relative_to(cache_dir)) for p in Path(cache_dir).rglob("*") if p.is_file())
+
+
+def run_worker(mode, path, cache_dir):
+    """Run the worker in a fresh Python process with its own inductor cache directory."""
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(cache_dir), TORCHINDUCTOR_COMPILE_THREADS="1")
+    done = subprocess.run(
+        [sys.executable, str(WORK / "worker.py"), mode, str(path)], env=env, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"the {mode} worker failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+print("worker written:", (WORK / "worker.py").exists())
+
+# %% [markdown]
+# ## 1. The inductor cache across processes
+#
+# Inductor keeps its cache in the directory named by `TORCHINDUCTOR_CACHE_DIR`, by default
+# `torchinductor_<your user name>` under the system's temporary directory. Two caches there
+# matter for a compile: the FX graph cache (`torch._inductor.config.fx_graph_cache`, on by
+# default), which maps a graph to the code inductor generated and compiled for it, and the
+# AOTAutograd cache (`torch._functorch.config.enable_autograd_cache`, on by default), which
+# keeps the forward (and backward) graphs AOTAutograd made, so a hit skips that step too:
+
+# %%
+from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+
+print("FX graph cache on:", torch._inductor.config.fx_graph_cache)
+print("AOTAutograd cache on:", torch._functorch.config.enable_autograd_cache)
+print("default cache directory:", Path(default_cache_dir()).parent == Path(tempfile.gettempdir()))
+
+# %% [markdown]
+# The *build machine* is a fresh process with an empty cache directory: a **cold** compile.
+# Then a second fresh process with the same directory: a **warm** compile. (The build
+# process also saves the cache artefacts and an AOTInductor package; sections 2 and 4 use
+# them.)
+
+# %%
+build_cache = WORK / "build-cache"  # the build machine's cache directory, empty
+build_cache.mkdir()
+artefact_file = WORK / "scorer-cache.bin"
+cold = run_worker("build", artefact_file, build_cache)
+files_after_cold = files_in(build_cache)
+warm = run_worker("warm", artefact_file, build_cache)
+files_after_warm = files_in(build_cache)
+
+
+def summary(name, r):
+    print(
+        f"{name}: graphs compiled {r['graphs compiled']}, FX graph cache {r['fx graph cache']}, "
+        f"C++ compiles in the first call {r['C++ compiles']}, right: {r['right']}"
+    )
+
+
+summary("cold", cold)
+summary("warm", warm)
+print(
+    "cache kinds the cold compile wrote:",
+    sorted({f.split("/")[0] for f in files_after_cold} & {"fxgraph", "aotautograd"}),
+)
+print("files the warm process added to the cache:", len(set(files_after_warm) - set(files_after_cold)))
+
+# %% [markdown]
+# Each process compiled one graph: dynamo traced the model both times. The cold one missed
+# the FX graph cache, ran the C++ compiler on the generated kernel and wrote the entry; the
+# warm one found the entry, ran no C++ compiler and wrote nothing new. What that saved, phase by
+# phase, in wall-clock and CPU seconds (this machine's numbers; yours will differ):
+
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+def show(name, report):
+    cells = [f"{p} {v['wall']:5.2f} s wall / {v['cpu']:5.2f} s CPU" for p, v in report["phases"].items()]
+    print(f"{name:>9s}: " + " | ".join(cells))
+
+
+show("cold", cold)
+show("warm", warm)
+
+# %%
+claim(
+    cold["C++ compiles"] >= 1 and warm["C++ compiles"] == 0,
+    "the cold first call ran the C++ compiler, the warm one did not",
+)
+
+# %% [markdown]
+# The first call still costs seconds when warm: dynamo traces the model and AOTAutograd and
+# inductor load their Python machinery in every new process; only the code generation and the
+# C++ compiler are skipped. The second phase, the **CPU probe**, is paid once per cache
+# directory: inductor finds out which vector instructions (AVX2, AVX-512, ...) this CPU runs by
+# compiling and running small C++ programs, and keeps the results in the cache directory. A cold
+# directory pays it; the warm one reads it back.
+#
+# For CI and for restarts on one machine, this is all you need: keep `TORCHINDUCTOR_CACHE_DIR`
+# on a disk that survives (a CI cache, a volume), and every process after the first one
+# compiles warm.
+
+# %% [markdown]
+# ## 2. Shipping the cache: `save_cache_artifacts`
+#
+# A new machine starts with an empty cache directory. `torch.compiler.save_cache_artifacts()`,
+# called in the process that compiled, returns a pair: the bytes to ship and a `CacheInfo`
+# naming what they hold. On the other machine, `torch.compiler.load_cache_artifacts(data)`
+# writes them into its cache directory before the first compile. The build process above did
+# the saving (see the worker); what it packed:
+
+# %%
+print("artefact kinds:", cold["artefacts"]["kinds"])
+print("artefact file is the bytes returned:", artefact_file.stat().st_size == cold["artefacts"]["bytes"])
+print(f"size: {artefact_file.stat().st_size / 1024:.0f} KiB" if artefact_file.stat().st_size > 1024 else "size: tiny")
+
+# %% [markdown]
+# Now a *fresh machine*: a new process with a new, empty cache directory, which loads the
+# artefacts and compiles:
+
+# %%
+fresh_cache = WORK / "fresh-machine-cache"  # empty: nothing compiled on this "machine" yet
+fresh_cache.mkdir()
+shipped = run_worker("artefacts", artefact_file, fresh_cache)
+summary("fresh machine with artefacts", shipped)
+claim(
+    shipped["fx graph cache"].get("fxgraph_cache_hit", 0) == 1 and shipped["C++ compiles"] == 0,
+    "the fresh machine's compile hit the cache and ran no C++ compiler",
+)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+show("cold", cold)
+show("artefacts", shipped)
+
+# %% [markdown]
+# The artefacts hold the compiled graphs with their compiled kernels, so no C++ compiler ran;
+# they do not hold the CPU probe: the fresh machine pays that once, like the cold build. They are checked against the torch version (and, on a GPU, the GPU
+# model): artefacts from another release simply miss. The compile itself still happens:
+# dynamo traces the model as usual, and the cache only answers inductor's part.
+
+# %% [markdown]
+# ## 3. `torch.export`: a graph with a contract
+#
+# `torch.compile` keeps Python in charge: guards are checked at every call and anything it
+# cannot trace runs in Python (module 11). `torch.export.export(model, example_args)` instead
+# traces the whole model *once* into an `ExportedProgram`: one graph of ATen operations, no
+# Python left, and a written contract for its inputs. Export runs no inductor, so it is
+# quick:
+
+# %%
+from torch.export import Dim, export
+
+
+class Scorer(torch.nn.Module):  # the worker's model
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.linspace(-1, 1, 100))
+
+    def forward(self, x):
+        return torch.softmax(torch.sin(x) * self.weight + 1, dim=-1)
+
+
+model, x = Scorer(), torch.linspace(-3, 3, 800).reshape(8, 100)
+program = export(model, (x,))
+print(program.graph_module.code.strip())
+
+# %% [markdown]
+# Parameters become inputs of the graph: `graph_signature` lists every input with its kind,
+# the weight as a `PARAMETER` (its value travels with the program, in `program.state_dict`)
+# and `x` as a `USER_INPUT`:
+
+# %%
+for spec in program.graph_signature.input_specs:
+    print(f"{spec.kind.name:10s} {spec.arg.name:9s} target={spec.target}")
+print("outputs:", [spec.kind.name for spec in program.graph_signature.output_specs])
+print("range constraints:", program.range_constraints)
+print("same result as the model:", torch.allclose(program.module()(x), model(x)))
+
+# %% [markdown]
+# What `torch.compile` checks with guards, export writes down: this program was traced with a
+# batch of 8, and 8 is now part of its contract (no range constraints: every size is fixed).
+# `program.module()` gives a module that checks the contract at every call. A batch of 4
+# breaks it:
+
+# %% tags=["raises-exception", "version-specific"]
+program.module()(torch.ones(4, 100))
+
+# %% [markdown]
+# ### A dynamic batch with `Dim`
+#
+# To accept any batch size, say so: `dynamic_shapes` maps each argument to the dimensions
+# that vary, each a `torch.export.Dim` with optional bounds. The program then holds a
+# symbol for the batch, and `range_constraints` records its range:
+
+# %%
+batch = Dim("batch", min=1, max=1024)
+dynamic_program = export(model, (x,), dynamic_shapes={"x": {0: batch}})
+print("range constraints:", dynamic_program.range_constraints)
+print("input x:", dynamic_program.graph_module.graph.find_nodes(op="placeholder")[-1].meta["val"].shape)
+runs = dynamic_program.module()
+print(
+    "batches 1, 3, 16 right:",
+    all(torch.allclose(runs(x.repeat(2, 1)[:n]), model(x.repeat(2, 1)[:n])) for n in (1, 3, 16)),
+)
+
+# %% [markdown]
+# The bound is part of the contract too: a batch of 2000 is refused, and so is a different
+# number of features (dimension 1 was not declared dynamic):
+
+# %% tags=["raises-exception", "version-specific"]
+runs(torch.ones(2000, 100))
+
+# %% [markdown]
+# ### What export refuses
+#
+# Export must capture the *whole* program as one graph, so a Python `if` on a tensor's value
+# cannot stay Python. `torch.compile` accepts it by breaking the graph in two around the `if`
+# and running that line in Python (module 11); export refuses it:
+
+
+# %%
+from torchcourse.compiletools import captured_logs, compile_counter, reset
+
+
+class Branchy(torch.nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:  # depends on the values in x
+            return x * 2
+        return -x
+
+
+reset()
+counter = compile_counter()
+out = torch.compile(Branchy(), backend=counter)(x)
+print("torch.compile: graphs", counter.frame_count, "| right:", torch.equal(out, Branchy()(x)))
+
+# %% tags=["raises-exception", "version-specific"]
+with captured_logs():
+    export(Branchy(), (x,))
+
+# %% [markdown]
+# The error names the line (`if x.sum() > 0:`) and calls the condition *data-dependent*: its
+# value is known only when the program runs. The remedy is to put both branches in the graph:
+# `torch.where` when both sides are cheap, `torch.cond` (module 11) when only one side should
+# run. Export accepts it, and the program is right for inputs of both signs:
+
+
+# %%
+class Branchless(torch.nn.Module):
+    def forward(self, x):
+        return torch.cond(x.sum() > 0, lambda t: t * 2, lambda t: -t, (x,))
+
+
+fixed = export(Branchless(), (x,))
+print("exported; right for both signs:", all(torch.equal(fixed.module()(s * x), Branchy()(s * x)) for s in (1, -1)))
+
+# %% [markdown]
+# ## 4. AOTInductor: compile once, load anywhere
+#
+# `torch._inductor.aoti_compile_and_package(program, package_path=...)` runs inductor on an
+# exported program ahead of time: it generates C++ for the kernels *and* for the code around
+# them (what Python does in `torch.compile`), compiles both into a shared library and packs it,
+# with the weights, into one `.pt2` file. `torch._inductor.aoti_load_package(path)` loads that
+# file and returns a callable. The build process above made a package of the program with the
+# dynamic batch (see the worker: `export` then `aoti_compile_and_package`). What is inside:
+
+# %%
+import zipfile
+
+package = Path(str(artefact_file) + ".pt2")
+with zipfile.ZipFile(package) as z:
+    kinds = sorted(
+        {name.rsplit(".", 2)[-2] + "." + name.rsplit(".", 1)[-1] for name in z.namelist() if "/aotinductor/" in name}
+    )
+print("package written:", package.exists())
+print("AOTInductor files in it:", kinds)
+
+# %% [markdown]
+# A `wrapper.so` (the compiled program) with the C++ it was made from. Now the deployment:
+# a fresh process on the fresh machine loads the package and calls it, on the example batch
+# and on a batch of 3. We list the machine's cache directory before and after:
+
+# %%
+before = files_in(fresh_cache)
+deployed = run_worker("aoti-load", package, fresh_cache)
+after = files_in(fresh_cache)
+summary("AOTInductor process", deployed)
+print("files it wrote to the cache directory:", len(set(after) - set(before)))
+claim(
+    deployed["graphs compiled"] == 0 and deployed["C++ compiles"] == 0 and after == before,
+    "the process that ran the package compiled nothing and wrote nothing to the cache",
+)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+show("cold", cold)
+show("AOTI load", deployed)
+
+# %%
+# Loading a shared library and running two small kernels takes milliseconds; the cold first
+# call traces, generates code and runs the C++ compiler: at least a second of CPU anywhere.
+claim(
+    deployed["phases"]["first call"]["cpu"] < cold["phases"]["first call"]["cpu"] / 10,
+    "loading the package and calling it used less than a tenth of the cold first call's CPU time",
+    f"cold {cold['phases']['first call']['cpu']:.2f} s, AOTI {deployed['phases']['first call']['cpu']:.3f} s",
+)
+
+# %% [markdown]
+# No dynamo, no graph, no cache entry: the process only loaded a library. Two costs remain.
+# The CPU probe: before loading, the package's CPU instruction set is compared with this
+# machine's, and on a fresh cache directory that probe compiles its small C++ programs (here
+# it was already in the fresh machine's cache, from the artefacts run). And the build: the
+# AOTInductor compile costs more than a `torch.compile`, since it also compiles the wrapper
+# code:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+for name in ("save artefacts", "export + AOTInductor compile"):
+    print(f"{name}: {cold['phases'][name]['wall']:.2f} s wall / {cold['phases'][name]['cpu']:.2f} s CPU")
+
+# %% [markdown]
+# ## 5. The four side by side
+#
+# Every first call of this notebook, stacked by phase (wall-clock seconds on this machine,
+# while it ran; CPU seconds were printed above):
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+import matplotlib.pyplot as plt
+
+runs_by_name = {
+    "cold compile\n(empty cache)": cold,
+    "warm compile\n(same cache)": warm,
+    "artefacts\n(fresh machine)": shipped,
+    "AOTI package\n(fresh machine)": deployed,
+}
+colors = {"import torch": "tab:gray", "CPU probe": "tab:orange", "first call": "tab:red"}
+fig, ax = plt.subplots(figsize=(8, 3.6), layout="constrained")
+for i, report in enumerate(runs_by_name.values()):
+    bottom = 0.0
+    for phase_name, color in colors.items():
+        seconds = report["phases"][phase_name]["wall"]
+        ax.bar(i, seconds, bottom=bottom, color=color, label=phase_name if i == 0 else None)
+        bottom += seconds
+ax.set_xticks(range(len(runs_by_name)), list(runs_by_name))
+ax.set(ylabel="seconds (wall clock)", title="A fresh process until its first result, by phase")
+ax.legend()
+ax.grid(alpha=0.3, axis="y")
+plt.show()
+for name, report in runs_by_name.items():
+    total = sum(report["phases"][p]["wall"] for p in colors)
+    print(f"{name.replace(chr(10), ' '):32s} {total:6.2f} s, first call {report['phases']['first call']['wall']:.3f} s")
+
+# %% [markdown]
+# Read the red segments: the cold first call carries code generation and the C++ compiler;
+# the warm one and the one from artefacts skip them but still trace; the package's is a
+# library load. The grey and orange segments are the same work in every process (the orange
+# one is paid once per cache directory).
+#
+# ## When each is worth it
+#
+# | tool | what it saves | what it needs | use it for |
+# |---|---|---|---|
+# | warm inductor cache (`TORCHINDUCTOR_CACHE_DIR`) | code generation and C++ compile, from the second process on | a directory that survives between processes | CI jobs, restarts on one machine |
+# | cache artefacts (`save_cache_artifacts`) | the same, on a machine that never compiled | the same torch (and GPU model); still traces | shipping a warm cache with a container or a job |
+# | `torch.export` | nothing by itself: it makes a graph with a contract (inputs, ranges) | a model with no data-dependent Python | a graph you hand to a compiler or to another runtime |
+# | AOTInductor (`aoti_compile_and_package`) | all of the compile, and dynamo at run time | an exported program; a slower build | deployment: the served process loads a library |
+#
+# The measured order of the red segments above says the same thing: with the cache or the
+# artefacts the first call still traces the model; only the package skips the compile
+# entirely, at the price of the longer build that produced it.
+
+# %% [markdown]
+# ## Common mistakes
+#
+# **Saving the cache before anything was compiled.** `torch.compile(model)` compiles
+# nothing: the compile happens at the first call. Saved before it, the artefacts are empty
+# and `save_cache_artifacts()` returns `None`:
+
+# %%
+lazy = torch.compile(model)
+print("saved before the first call:", torch.compiler.save_cache_artifacts())
+
+# %% [markdown]
+# **Exporting with the example's batch size only.** Without `dynamic_shapes`, the example's
+# sizes are the contract (the error above, `Guard failed: x.size()[0] == 8`). Declare the
+# dimensions that vary with `Dim`, with the bounds you really serve.
+#
+# **Stale artefacts and packages.** A package or an artefact is tied to the torch version that
+# made it (and a package to the CPU instruction set, or the GPU). Rebuild them with each
+# upgrade, and in your own experiments write them to a fresh directory, as this notebook
+# does, so that an old file can never answer for a new build.
+#
+# ## Key points
+#
+# * Inductor's caches (the FX graph cache, the AOTAutograd cache) live in
+#   `TORCHINDUCTOR_CACHE_DIR`; a second process with the same directory compiles warm:
+#   tracing yes, code generation and C++ compiler no.
+# * `torch.compiler.save_cache_artifacts()` packs what this process compiled into bytes;
+#   `load_cache_artifacts(data)` on another machine makes its first compile a cache hit.
+#   Call it after the first call: `torch.compile` is lazy.
+# * `torch.export.export` traces the whole model into an `ExportedProgram`: parameters
+#   become inputs (`graph_signature`), sizes become a contract (`Dim` for dynamic ones,
+#   `range_constraints` for their ranges); a data-dependent `if` is refused (use `torch.cond`).
+# * AOTInductor compiles an exported program into a `.pt2` package; a fresh process loads it
+#   and runs with no dynamo and no compile, after a longer build.
+# * Every fresh cache directory pays inductor's CPU probe once, whatever the tool.
+#
+# ## Further reading
+#
+# * [Compile time caching in `torch.compile`](https://docs.pytorch.org/tutorials/recipes/torch_compile_caching_tutorial.html):
+#   the mega-cache (`save_cache_artifacts`) and the modular caches.
+# * [Compile time caching configuration](https://docs.pytorch.org/tutorials/recipes/torch_compile_caching_configuration_tutorial.html):
+#   `TORCHINDUCTOR_CACHE_DIR`, the FX graph and AOTAutograd caches.
+# * [`torch.export`](https://docs.pytorch.org/docs/stable/export.html): `ExportedProgram`,
+#   `Dim`, dynamic shapes and the errors export raises.
+# * [AOTInductor](https://docs.pytorch.org/docs/stable/torch.compiler_aot_inductor.html):
+#   `aoti_compile_and_package` and `aoti_load_package`, in Python and C++.
+#
+# The last cell deletes this notebook's temporary directory (caches, artefacts, package).
+
+# %%
+import shutil
+
+shutil.rmtree(WORK, ignore_errors=True)
+print("temporary directory removed:", not WORK.exists())
+
+# %% [markdown] tags=["course-nav"]
+# **Exercises:** [exercises/17_compile_once.ipynb](../exercises/17_compile_once.ipynb) ·
+# **Previous:** [16 · Advanced indexing: masks, gather and scatter](16_indexing.ipynb)

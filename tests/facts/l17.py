@@ -1,0 +1,209 @@
+"""Facts lesson 17 (compile once: caches, export and ahead-of-time) states about torch, each
+asserted on the installed torch."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+import torch
+from torch.export import Dim, export
+
+from tests.facts import fact
+from torchcourse.compiletools import captured_logs
+
+
+class Scorer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.linspace(-1, 1, 100))
+
+    def forward(self, x):
+        return torch.softmax(torch.sin(x) * self.weight + 1, dim=-1)
+
+
+X = torch.linspace(-3, 3, 800).reshape(8, 100)
+
+
+@fact(
+    "17",
+    "cache-dir",
+    "Inductor keeps its cache in the directory named by `TORCHINDUCTOR_CACHE_DIR`, by default "
+    "`torchinductor_<your user name>` under the system's temporary directory",
+)
+def _():
+    from torch._inductor.runtime.cache_dir_utils import cache_dir, default_cache_dir
+
+    default = Path(default_cache_dir())
+    assert default.parent == Path(tempfile.gettempdir()) and default.name.startswith("torchinductor_")
+    saved = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    with tempfile.TemporaryDirectory() as d:
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = d
+        try:
+            assert cache_dir() == os.path.abspath(d)
+        finally:
+            if saved is None:
+                os.environ.pop("TORCHINDUCTOR_CACHE_DIR")
+            else:
+                os.environ["TORCHINDUCTOR_CACHE_DIR"] = saved
+
+
+@fact(
+    "17",
+    "two-caches-on",
+    "the FX graph cache (`torch._inductor.config.fx_graph_cache`, on by default), which maps a graph to the "
+    "code inductor generated and compiled for it, and the AOTAutograd cache "
+    "(`torch._functorch.config.enable_autograd_cache`, on by default)",
+)
+def _():
+    assert torch._inductor.config.fx_graph_cache is True
+    assert torch._functorch.config.enable_autograd_cache is True
+    from torch._inductor.codecache import FxGraphCache
+
+    assert FxGraphCache._get_tmp_dir().endswith("fxgraph")
+
+
+@fact(
+    "17",
+    "save-returns-pair-or-none",
+    "`torch.compiler.save_cache_artifacts()`, called in the process that compiled, returns a pair: the bytes "
+    "to ship and a `CacheInfo` naming what they hold",
+)
+def _():
+    from torch.compiler._cache import CacheArtifactManager, CacheInfo
+
+    def wave(x):
+        return torch.sin(x) * 2 + 1
+
+    torch.compiler.reset()
+    with CacheArtifactManager.with_fresh_cache():
+        torch.compile(wave)(torch.ones(7))
+        data, info = torch.compiler.save_cache_artifacts()
+    torch.compiler.reset()
+    assert isinstance(data, bytes) and isinstance(info, CacheInfo) and info.inductor_artifacts
+    assert list(inspect.signature(torch.compiler.load_cache_artifacts).parameters) == ["serialized_artifacts"]
+
+
+@fact(
+    "17",
+    "lazy-save-is-none",
+    "Saved before it, the artefacts are empty and `save_cache_artifacts()` returns `None`",
+)
+def _():
+    from torch.compiler._cache import CacheArtifactManager
+
+    with CacheArtifactManager.with_fresh_cache():
+        torch.compile(lambda x: x + 1)
+        assert torch.compiler.save_cache_artifacts() is None
+
+
+@fact(
+    "17",
+    "cpu-probe",
+    "inductor finds out which vector instructions (AVX2, AVX-512, ...) this CPU runs by compiling and running "
+    "small C++ programs, and keeps the results in the cache directory",
+)
+def _():
+    from torch._inductor import cpu_vec_isa
+
+    source = inspect.getsource(cpu_vec_isa.VecISA)
+    assert "def check_build" in source and "_avx_code" in source
+    assert "cache_dir" in inspect.getsource(cpu_vec_isa.VecISA.check_build) or "write" in inspect.getsource(
+        cpu_vec_isa.VecISA.check_build
+    )
+
+
+@fact(
+    "17",
+    "package-checks-isa",
+    "before loading, the package's CPU instruction set is compared with this machine's",
+)
+def _():
+    from torch._inductor.codecache import get_device_information
+
+    assert "AOTI_CPU_ISA" in inspect.getsource(get_device_information)
+    from torch.export.pt2_archive import _package
+
+    assert "get_device_information" in inspect.getsource(_package)
+
+
+@fact(
+    "17",
+    "params-are-inputs",
+    "Parameters become inputs of the graph: `graph_signature` lists every input with its kind, the weight as a "
+    "`PARAMETER`",
+)
+def _():
+    program = export(Scorer(), (X,))
+    kinds = [(s.kind.name, s.target) for s in program.graph_signature.input_specs]
+    assert kinds == [("PARAMETER", "weight"), ("USER_INPUT", None)]
+    assert program.range_constraints == {}
+    assert "weight" in program.state_dict
+
+
+@fact("17", "static-contract", "`program.module()` gives a module that checks the contract at every call")
+def _():
+    runs = export(Scorer(), (X,)).module()
+    with pytest.raises(AssertionError, match=r"Guard failed: x\.size\(\)\[0\] == 8"):
+        runs(torch.ones(4, 100))
+
+
+@fact(
+    "17",
+    "dim-range",
+    "The program then holds a symbol for the batch, and `range_constraints` records its range",
+)
+def _():
+    program = export(Scorer(), (X,), dynamic_shapes={"x": {0: Dim("batch", min=1, max=1024)}})
+    ((symbol, bounds),) = program.range_constraints.items()
+    assert (int(bounds.lower), int(bounds.upper)) == (1, 1024)
+    runs = program.module()
+    assert runs(torch.ones(3, 100)).shape == (3, 100)
+    with pytest.raises(AssertionError, match=r"<= 1024"):
+        runs(torch.ones(2000, 100))
+    with pytest.raises(Exception):  # noqa: B017 - any refusal: dimension 1 is static
+        runs(torch.ones(3, 101))
+
+
+class Branchy(torch.nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x * 2
+        return -x
+
+
+@fact(
+    "17",
+    "export-refuses-data-dependent",
+    "The error names the line (`if x.sum() > 0:`) and calls the condition *data-dependent*",
+)
+def _():
+    with captured_logs(), pytest.raises(RuntimeError) as info:
+        export(Branchy(), (X,))
+    assert "data-dependent" in str(info.value) and "if x.sum() > 0:" in str(info.value)
+
+
+@fact("17", "cond-exports", "Export accepts it, and the program is right for inputs of both signs")
+def _():
+    class Branchless(torch.nn.Module):
+        def forward(self, x):
+            return torch.cond(x.sum() > 0, lambda t: t * 2, lambda t: -t, (x,))
+
+    runs = export(Branchless(), (X,)).module()
+    for s in (1, -1):
+        assert torch.equal(runs(s * X), Branchy()(s * X))
+
+
+@fact(
+    "17",
+    "aoti-api",
+    "`torch._inductor.aoti_compile_and_package(program, package_path=...)` runs inductor on an exported program "
+    "ahead of time",
+)
+def _():
+    params = inspect.signature(torch._inductor.aoti_compile_and_package).parameters
+    assert "package_path" in params and params["package_path"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert list(inspect.signature(torch._inductor.aoti_load_package).parameters)[0] == "path"

@@ -1,0 +1,93 @@
+"""Module 17's checks accept other correct answers than the worked one, and reject answers that
+break exactly one stated constraint (on top of the ``wrong`` answers tests/test_checks.py runs)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch.export import Dim, export
+from torch.export.graph_signature import InputKind, OutputKind
+
+from torchcourse.grading.checks import FAIL, PASS, REGISTRY, evaluate
+
+EX = {ex.id: ex for ex in REGISTRY.module_exercises("17")}
+
+
+def io_by_kind(program):
+    sig = program.graph_signature
+    inputs = sum(s.kind == InputKind.USER_INPUT for s in sig.input_specs)
+    return inputs, sum(s.kind == OutputKind.USER_OUTPUT for s in sig.output_specs)
+
+
+def range_by_node(program):
+    name = program.graph_signature.user_inputs[0]
+    node = next(n for n in program.graph_module.graph.nodes if n.name == name)
+    size = node.meta["val"].shape[0]
+    if not isinstance(size, torch.SymInt):
+        return int(size), int(size)
+    vr = program.range_constraints[size.node._expr]
+    return int(vr.lower), int(vr.upper)
+
+
+def export_dim_dynamic(model, x):
+    return export(model, (x,), dynamic_shapes={"x": {0: Dim.DYNAMIC}})
+
+
+def export_tuple_spec(model, x):
+    return export(model, (x,), dynamic_shapes=({0: Dim("rows", min=1, max=5000)},))
+
+
+def leaky_cond(x):
+    return torch.cond(x.mean() > 0, lambda t: torch.where(t > 0, t, 0.1 * t), lambda t: -t, (x,))
+
+
+def leaky_arith(x):
+    positive = (x.mean() > 0).to(x.dtype)
+    return positive * torch.where(x > 0, x, 0.1 * x) + (1 - positive) * -x
+
+
+def leaky_only_in_graph(x):
+    # right values, but a Python `if` on a tensor: export refuses (breaks only "export accepts it")
+    return torch.where(x > 0, x, 0.1 * x) if bool(x.mean() > 0) else -x
+
+
+def ship_mode(fn, x):
+    compiled = torch.compile(fn, mode="default")
+    compiled(x)
+    result = torch.compiler.save_cache_artifacts()
+    return bytes(result[0])
+
+
+def deploy_named(program, directory):
+    path = directory / "scorer_package.pt2"
+    torch._inductor.aoti_compile_and_package(program, package_path=str(path))
+    return torch._inductor.aoti_load_package(str(path))
+
+
+TABLE = [
+    ("17.1", io_by_kind, PASS, "", "counted by kind"),
+    ("17.2", range_by_node, PASS, "", "graph_module's node and the symbol's _expr"),
+    ("17.3", export_dim_dynamic, PASS, "", "Dim.DYNAMIC"),
+    ("17.3", export_tuple_spec, PASS, "", "dynamic_shapes as a tuple, a wider range"),
+    ("17.4", leaky_cond, PASS, "", "torch.cond"),
+    ("17.4", leaky_arith, PASS, "", "arithmetic blend"),
+    ("17.4", leaky_only_in_graph, FAIL, "refused", "breaks only 'export accepts it'"),
+]
+
+
+@pytest.mark.parametrize(("ex_id", "answer", "status", "fragment", "why"), TABLE, ids=[f"{t[0]}-{t[4]}" for t in TABLE])
+def test_answer(ex_id, answer, status, fragment, why):
+    got, message = evaluate(EX[ex_id], answer)
+    assert got == status and fragment in message, (why, message)
+
+
+SLOW = [
+    ("17.5", ship_mode, PASS, "", "mode='default', bytes() copy"),
+    ("17.6", deploy_named, PASS, "", "another file name"),
+]
+
+
+@pytest.mark.parametrize(("ex_id", "answer", "status", "fragment", "why"), SLOW, ids=[f"{t[0]}-{t[4]}" for t in SLOW])
+def test_slow_answer(ex_id, answer, status, fragment, why):
+    got, message = evaluate(EX[ex_id], answer)
+    assert got == status and fragment in message, (why, message)

@@ -1,0 +1,363 @@
+"""Cases, probes and wrong answers for module 17's checks (``m17``).
+
+The functions 17.5 compiles are defined here at module level, so the fresh process that grades
+the shipped artefacts can import them by name.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import types
+from pathlib import Path
+
+import torch
+from torch.export import Dim, export
+
+from torchcourse.grading.base import Case, Rule
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def fresh(fn):
+    """A copy of ``fn`` with its own code object, hence an empty dynamo cache."""
+    return types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+def fresh_artefacts() -> None:
+    """Forget the cache artefacts this process recorded, so a save holds only what follows."""
+    from torch.compiler._cache import CacheArtifactManager
+
+    CacheArtifactManager.clear()
+
+
+# --- models ----------------------------------------------------------------------------------
+class Scorer(torch.nn.Module):
+    def __init__(self, features: int = 100):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.linspace(-1, 1, features))
+
+    def forward(self, x):
+        return torch.softmax(torch.sin(x) * self.weight + 1, dim=-1)
+
+
+class Counting(torch.nn.Module):
+    """Two inputs, two outputs, a buffer updated in place (an extra, lifted output)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("calls", torch.zeros(()))
+        self.scale = torch.nn.Parameter(torch.tensor(2.0))
+
+    def forward(self, x, y):
+        self.calls.add_(1)
+        return x * self.scale + y, (x - y).abs().sum()
+
+
+class Triple(torch.nn.Module):
+    def forward(self, a, b, c):
+        return a + b * c
+
+
+class Softmaxer(torch.nn.Module):
+    def forward(self, x):
+        return torch.softmax(x, dim=-1) * 2
+
+
+def _x(rows, cols, seed):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(rows, cols, generator=g)
+
+
+# --- 17.1 ------------------------------------------------------------------------------------
+def io_cases():
+    return [
+        (export(Scorer(), (_x(8, 100, 1),)),),
+        (export(Counting(), (_x(4, 3, 2), _x(4, 3, 3))).run_decompositions(),),
+        (export(Triple(), (_x(2, 2, 4), _x(2, 2, 5), _x(2, 2, 6))),),
+    ]
+
+
+def io_all_specs(program):
+    return len(program.graph_signature.input_specs), len(program.graph_signature.output_specs)
+
+
+def io_placeholders(program):
+    placeholders = [n for n in program.graph.nodes if n.op == "placeholder"]
+    return len(placeholders), len(program.graph_signature.user_outputs)
+
+
+def io_lifted_outputs(program):
+    return len(program.graph_signature.user_inputs), len(program.graph_signature.output_specs)
+
+
+# --- 17.2 ------------------------------------------------------------------------------------
+class Pair(torch.nn.Module):
+    def forward(self, x, y):
+        return x.sum() + y.sum()
+
+
+def range_cases():
+    pair_shapes = {"x": {0: Dim("rows", min=2, max=64)}, "y": {0: Dim("rows2", min=3, max=50), 1: Dim("k", max=9)}}
+    return [
+        (export(Scorer(), (_x(8, 100, 7),), dynamic_shapes={"x": {0: Dim("batch", min=1, max=64)}}),),
+        (export(Scorer(), (_x(8, 100, 8),)),),
+        (export(Pair(), (_x(6, 4, 9), _x(5, 7, 10)), dynamic_shapes=pair_shapes),),
+        (export(Softmaxer(), (_x(5, 3, 11),), dynamic_shapes={"x": {0: Dim("n", min=4, max=300)}}),),
+        # the first input static, the second dynamic: the first range constraint is not the batch's
+        (export(Pair(), (_x(6, 4, 19), _x(5, 7, 20)), dynamic_shapes={"x": None, "y": {0: Dim("m", max=99)}}),),
+    ]
+
+
+def range_first_constraint(program):
+    bounds = next(iter(program.range_constraints.values()), None)
+    if bounds is None:
+        first = [n for n in program.graph.nodes if n.op == "placeholder"]
+        size = [n for n in first if n.name == program.graph_signature.user_inputs[0]][0].meta["val"].shape[0]
+        return int(size), int(size)
+    return int(bounds.lower), int(bounds.upper)
+
+
+def range_example_only(program):
+    (example,) = program.example_inputs[0][:1]
+    return example.shape[0], example.shape[0]
+
+
+def range_from_zero(program):
+    lower, upper = range_first_constraint(program)
+    return 0, upper
+
+
+# --- 17.3 ------------------------------------------------------------------------------------
+def batch_cases():
+    return [(Scorer(6), _x(8, 6, 12)), (Softmaxer(), _x(5, 4, 13))]
+
+
+def any_batch_runs(args, got):
+    model, x = args
+    if not isinstance(got, torch.export.ExportedProgram):
+        return f"your function returned {type(got).__name__}; return the ExportedProgram that torch.export.export gives"
+    runs = got.module()
+    for b in (1, 2, 7, 4096):
+        xb = torch.linspace(-2, 2, b * x.shape[1]).reshape(b, x.shape[1])
+        try:
+            out = runs(xb)
+        except Exception as exc:  # noqa: BLE001 - the refusal is what the message reports
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            return f"your program refused a batch of {b} ({first[:120]}); it must accept every size from 1 to 4096"
+        if not torch.allclose(out, model(xb), atol=1e-6):
+            return f"your program's result for a batch of {b} differs from the model's"
+    try:
+        runs(torch.ones(3, x.shape[1] + 1))
+    except Exception:  # noqa: BLE001 - refused, as it should be
+        return None
+    return "your program accepted a different number of columns: declare only dimension 0 dynamic"
+
+
+def export_static(model, x):
+    return export(model, (x,))
+
+
+def export_all_dynamic(model, x):
+    return export(model, (x,), dynamic_shapes={"x": {0: Dim.DYNAMIC, 1: Dim.DYNAMIC}})
+
+
+def export_small_range(model, x):
+    return export(model, (x,), dynamic_shapes={"x": {0: Dim("batch", min=1, max=1024)}})
+
+
+def export_module_only(model, x):
+    return export(model, (x,), dynamic_shapes={"x": {0: Dim("batch", min=1, max=4096)}}).module()
+
+
+# --- 17.4 ------------------------------------------------------------------------------------
+def leaky_or_flip(x):
+    if x.mean() > 0:
+        return torch.where(x > 0, x, 0.1 * x)
+    return -x
+
+
+def branch_cases():
+    small = torch.tensor([[0.02, -0.01], [0.03, 0.0]])  # mean > 0 but sum < 1
+    return [(_x(6, 5, 14).abs() - 0.5,), (-(_x(4, 7, 15).abs()) + 0.2,), (_x(3, 3, 16) + 1,), (small,)]
+
+
+class _Wrapped(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(x)
+
+
+class ExportsAndMatches(Rule):
+    """The answer, put in an nn.Module, is accepted by torch.export.export, and the program gives
+    leaky_or_flip's values on inputs of both signs."""
+
+    name = "exportable"
+
+    def judge(self, case: Case) -> str | None:
+        from torchcourse.compiletools import captured_logs
+
+        (x,) = case.fresh()
+        try:
+            with captured_logs():
+                program = export(_Wrapped(case.fn), (x,))
+        except Exception as exc:  # noqa: BLE001 - the refusal is the answer's failure
+            return f"torch.export.export refused your function ({type(exc).__name__}); keep both branches in the graph"
+        for sign in (1, -1):
+            xs = sign * (x.abs() + 0.1)
+            if not torch.allclose(program.module()(xs), leaky_or_flip(xs)):
+                return "the exported program gives other values than leaky_or_flip for an input of the other sign"
+        return None
+
+
+def leaky_if(x):
+    return leaky_or_flip(x)
+
+
+def leaky_always(x):
+    return torch.where(x > 0, x, 0.1 * x)
+
+
+def leaky_sum_sign(x):
+    return torch.cond(x.sum() > 1, lambda t: torch.where(t > 0, t, 0.1 * t), lambda t: -t, (x,))
+
+
+# --- 17.5 ------------------------------------------------------------------------------------
+def wave(x):
+    return torch.sin(x) * 2 + torch.cos(x)
+
+
+def ship_cases():
+    torch.compiler.reset()
+    fresh_artefacts()
+    return [(fresh(wave), _x(16, 16, 17))]
+
+
+_PROBE = """
+import sys, torch
+from torch._dynamo.utils import counters
+from torchcourse.grading.exercises import m17_cases
+data_path, x_path = sys.argv[1:]
+with open(data_path, "rb") as f:
+    torch.compiler.load_cache_artifacts(f.read())
+torch.compile(m17_cases.wave)(torch.load(x_path))
+print(counters["inductor"]["fxgraph_cache_hit"], counters["inductor"]["fxgraph_cache_miss"])
+"""
+
+
+def fresh_process_hits(args, got):
+    fn, x = args
+    if got is None:
+        return "your function returned None: nothing compiled before the save (torch.compile is lazy)"
+    if not isinstance(got, bytes):
+        return f"your function returned {type(got).__name__}; return the bytes of save_cache_artifacts()"
+    with tempfile.TemporaryDirectory(prefix="torchcourse-17-5-") as work:
+        data, x_path, cache = Path(work, "cache.bin"), Path(work, "x.pt"), Path(work, "cache")
+        data.write_bytes(got)
+        torch.save(x, x_path)
+        cache.mkdir()
+        env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(cache), TORCHINDUCTOR_COMPILE_THREADS="1")
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+        done = subprocess.run(
+            [sys.executable, "-c", _PROBE, str(data), str(x_path)], env=env, capture_output=True, text=True
+        )
+    if done.returncode != 0:
+        return "a fresh process could not load your bytes as cache artefacts"
+    hits, misses = map(int, done.stdout.split()[-2:])
+    if hits < 1 or misses:
+        return (
+            f"a fresh process that loaded your bytes compiled the function on x with {misses} FX graph cache "
+            f"miss(es) and {hits} hit(s): the artefacts must hold the code compiled for this x"
+        )
+    return None
+
+
+def ship_uncalled(fn, x):
+    torch.compile(fn)
+    saved = torch.compiler.save_cache_artifacts()
+    return saved[0] if saved else None
+
+
+def ship_pair(fn, x):
+    torch.compile(fn)(x)
+    return torch.compiler.save_cache_artifacts()
+
+
+def ship_other_shape(fn, x):
+    torch.compile(fn)(x[:2].contiguous())
+    return torch.compiler.save_cache_artifacts()[0]
+
+
+def ship_eager_backend(fn, x):
+    torch.compile(fn, backend="eager")(x)
+    saved = torch.compiler.save_cache_artifacts()
+    return saved[0] if saved else None
+
+
+# --- 17.6 ------------------------------------------------------------------------------------
+class PackageDir(type(Path())):
+    """A new, empty temporary directory; every copy of it (one per run of a check) is another one,
+    so the reference's package can never stand in for the answer's."""
+
+    def __new__(cls):
+        return super().__new__(cls, tempfile.mkdtemp(prefix="torchcourse-17-6-"))
+
+    def __deepcopy__(self, memo):
+        return PackageDir()
+
+
+def deploy_cases():
+    program = export(Scorer(), (_x(8, 100, 18),), dynamic_shapes={"x": {0: Dim("batch", min=1, max=1024)}})
+    return [(program, PackageDir())]
+
+
+def package_runs(args, got):
+    from torch._dynamo.utils import counters
+
+    program, directory = args
+    packages = sorted(Path(directory).rglob("*.pt2"))
+    if not packages:
+        return f"no .pt2 file in {directory}: write the package inside the directory given"
+    if not callable(got):
+        return f"your function returned {type(got).__name__}; return the callable aoti_load_package gives"
+    if isinstance(got, torch.nn.Module):
+        return "your function returned a module that runs in Python; return the callable loaded from the package"
+    loaded = torch._inductor.aoti_load_package(str(packages[-1]))
+    before = counters["stats"]["unique_graphs"]
+    for b in (1, 5, 64):
+        xb = torch.linspace(-2, 2, b * 100).reshape(b, 100)
+        expected = program.module()(xb)
+        for name, run in (("the package in the directory", loaded), ("your callable", got)):
+            try:
+                out = run(xb)
+            except Exception:  # noqa: BLE001 - reported as a refusal
+                return f"{name} refused a batch of {b}"
+            if not torch.allclose(out, expected, atol=1e-6):
+                return f"{name} gives other values than the program for a batch of {b}"
+    if counters["stats"]["unique_graphs"] != before:
+        return "calling your callable compiled graphs with dynamo: return the package loaded with aoti_load_package"
+    return None
+
+
+def deploy_module_only(program, directory):
+    return program.module()
+
+
+def deploy_returns_module(program, directory):
+    torch._inductor.aoti_compile_and_package(program, package_path=str(directory / "model.pt2"))
+    return program.module()
+
+
+def deploy_compiled(program, directory):
+    torch._inductor.aoti_compile_and_package(program, package_path=str(directory / "model.pt2"))
+    return torch.compile(lambda x: program.module()(x))
+
+
+def deploy_elsewhere(program, directory):
+    path = torch._inductor.aoti_compile_and_package(program, package_path=tempfile.mktemp(suffix=".pt2"))
+    return torch._inductor.aoti_load_package(path)
