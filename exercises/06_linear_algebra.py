@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 06 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/06_linear_algebra.ipynb) · previous: [05 · Vectorisation and measuring speed](05_vectorisation.ipynb) · next: [07 · GPU offload](07_gpu_offload.ipynb)
+# *Module 06 of 00–17 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/06_linear_algebra.ipynb) · previous: [05 · Vectorisation and measuring speed](05_vectorisation.ipynb) · next: [07 · GPU offload](07_gpu_offload.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -54,7 +54,8 @@ _ = check_torch()
 #
 # Practice for the lesson [06 · Linear algebra](../notebooks/06_linear_algebra.ipynb): solving
 # systems and checking them, shapes of right-hand sides, least squares, tensor contractions,
-# eigenvalues, projections, and the FLOP count of a matrix product.
+# eigenvalues, projections, the FLOP count of a matrix product, Cholesky solves and low-rank
+# approximations with the SVD.
 #
 # Write each answer in place of `raise NotImplementedError`, run the cell, and read the
 # check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("06.4")` shows the
@@ -219,6 +220,44 @@ def spd_sqrt(S):
 
 
 check("06.9", spd_sqrt)
+
+
+# %% [markdown]
+# ### 06.10 · Solve a symmetric positive-definite system with Cholesky
+#
+# `S` is a symmetric positive-definite matrix `(n, n)`, or a batch of them `(B, n, n)`, and `B` holds
+# `k` right-hand sides as **columns**, `(n, k)` or `(B, n, k)`. Write `spd_solve(S, B)` that returns
+# `X` with `S @ X == B`, using a **Cholesky factorisation**: factorise `S` **once** (one call for a
+# whole batch), with no LU factorisation or general solver (`solve`, `lu_factor`, `lstsq`) and no
+# inverse.
+
+
+# %%
+def spd_solve(S, B):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("06.10", spd_solve)
+
+
+# %% [markdown]
+# ### 06.11 · The best rank-k approximation (stretch)
+#
+# Write `rank_k(A, k)` that returns the matrix of rank at most `k` closest to `A` in the 2-norm,
+# for `A` of shape `(m, n)` or a batch `(B, m, n)` (each matrix separately) and `0 <= k <= min(m, n)`,
+# in the dtype of `A`. By the Eckart–Young theorem its error `matrix_norm(A - A_k, ord=2)` is the
+# first singular value left out, s_(k+1) (0 when `k = min(m, n)`); the check tests that property
+# and the rank, not one particular matrix.
+
+
+# %%
+def rank_k(A, k):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("06.11", rank_k)
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [06 · Linear algebra](../notebooks/06_linear_algebra.ipynb) ·

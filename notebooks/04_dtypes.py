@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 04 of 00–16 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/04_dtypes.ipynb) · previous: [03 · Strides](03_strides.ipynb) · next: [05 · Vectorisation and measuring speed](05_vectorisation.ipynb)
+# *Module 04 of 00–17 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/04_dtypes.ipynb) · previous: [03 · Strides](03_strides.ipynb) · next: [05 · Vectorisation and measuring speed](05_vectorisation.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -371,7 +371,7 @@ print("dtype:", z.dtype, "| bytes per element:", z.element_size())
 print("real: ", z.real.tolist(), "| dtype:", z.real.dtype)
 print("imag: ", z.imag.tolist())
 print("abs:  ", z.abs().tolist())
-print("angle:", z.angle().round(decimals=4).tolist())
+print("angle:", [round(a, 4) for a in z.angle().tolist()])
 print(".real is a view of z:", z.real._base is z)
 
 # %% [markdown]
@@ -768,7 +768,9 @@ def close(actual, expected, **tolerances):
 
 
 for dt in (torch.float32, torch.float64):
-    print(f"{str(dt):<14}", close(torch.tensor([1000.001], dtype=dt), torch.tensor([1000.0], dtype=dt)))
+    print(
+        f"1000.001 against 1000.0 in {dt}:", close(torch.tensor([1000.001], dtype=dt), torch.tensor([1000.0], dtype=dt))
+    )
 print("float32 against float64:", close(torch.tensor([1.0]), torch.tensor([1.0], dtype=torch.float64)))
 # by construction: float32 tolerance at 1000 is 1e-5 + 1.3e-6 * 1000 = 1.3e-3 > 1e-3; float64's 1e-4 < 1e-3
 claim(close(torch.tensor([1000.001]), torch.tensor([1000.0])) is True, "a relative 1e-6 passes in float32")

@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 06 of 00–16 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/06_linear_algebra.ipynb) · previous: [05 · Vectorisation and measuring speed](05_vectorisation.ipynb) · next: [07 · GPU offload](07_gpu_offload.ipynb)
+# *Module 06 of 00–17 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/06_linear_algebra.ipynb) · previous: [05 · Vectorisation and measuring speed](05_vectorisation.ipynb) · next: [07 · GPU offload](07_gpu_offload.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -61,10 +61,11 @@ _ = check_torch()
 # matrix product reaches on your machine, against NumPy.
 #
 # **Objectives.** After this notebook you can:
-# 1. solve one or a batch of linear systems with `torch.linalg.solve` and check the answer;
+# 1. solve one or a batch of linear systems with `torch.linalg.solve`, symmetric positive-definite
+#    ones with a Cholesky factorisation, and check the answer;
 # 2. explain why `solve` beats `inv` in accuracy and speed, and read `cond` as digits lost;
-# 3. fit a model by least squares with `lstsq` and `pinv`, and contract tensors with
-#    `tensordot` and `tensorsolve`;
+# 3. fit a model by least squares with `lstsq` and `pinv`, read a matrix through its SVD (best
+#    low-rank approximations, `pinv`), and contract tensors with `tensordot` and `tensorsolve`;
 # 4. compute eigenvalues with `eigh`, `eig` and `eigvals`, and verify `A v = λ v` without
 #    depending on eigenvector signs or order;
 # 5. measure matrix-multiply throughput in GFLOP/s against matrix size.
@@ -72,7 +73,7 @@ _ = check_torch()
 # **Prerequisites.** [04 · Dtypes](04_dtypes.ipynb) (float32 vs float64) and
 # [05 · Vectorisation and measuring speed](05_vectorisation.ipynb) (timing, broadcasting).
 #
-# **Time.** 40 min teaching, 40 min exercises.
+# **Time.** 55 min teaching, 55 min exercises.
 
 # %%
 import math
@@ -82,12 +83,22 @@ import torch
 
 from torchcourse import claim, format_seconds, gpu_skip_message, measure, pick_device
 from torchcourse.bench.workloads.matmul import gflops, matmul_flops, time_matmuls
-from torchcourse.timing import in_fresh_process, numpy_blas_threads
+from torchcourse.timing import in_fresh_process, interleaved, numpy_blas_threads
 
 # Timings in this notebook use one thread (module 05 explains why); ALL_THREADS is
 # what PyTorch would use by default.
 ALL_THREADS = torch.get_num_threads()
 torch.set_num_threads(1)
+
+
+def same(actual, expected):
+    """torch.testing.assert_close's verdict as True or False (module 04): tolerances from the dtype."""
+    try:
+        torch.testing.assert_close(actual, expected)
+    except AssertionError:
+        return False
+    return True
+
 
 # %% [markdown]
 # ## Three equations, three unknowns
@@ -111,12 +122,14 @@ A = torch.tensor(
 b = torch.tensor([5.0, 21.0, -1.0], dtype=torch.float64)
 x = torch.linalg.solve(A, b)
 print("x, y, z =", [round(v, 4) for v in x.tolist()])
-print("A @ x == b:", torch.allclose(A @ x, b))
+print("A @ x == b:", same(A @ x, b))
 
 # %% [markdown]
 # Always check a solution by putting it back into the equations, as the last line does:
 # `A @ x` should reproduce `b` up to rounding. The vector `A @ x - b` is the **residual**;
-# its norm is the number to watch.
+# its norm is the number to watch. `same(a, b)`, defined in the first cell, is module 04's
+# `torch.testing.assert_close` as True or False: its tolerances follow the dtype (for float64,
+# `rtol` and `atol` of 1e-7), unlike `torch.allclose`'s one setting for every dtype.
 #
 # ## Many systems at once
 #
@@ -131,9 +144,9 @@ As = torch.randn(4, 3, 3, generator=g, dtype=torch.float64) + 3 * torch.eye(3, d
 bs = torch.randn(4, 3, generator=g, dtype=torch.float64)
 xs = torch.linalg.solve(As, bs)
 print("shapes:", tuple(As.shape), tuple(bs.shape), "->", tuple(xs.shape))
-print("every A_i @ x_i == b_i:", torch.allclose((As @ xs.unsqueeze(-1)).squeeze(-1), bs))
+print("every A_i @ x_i == b_i:", same((As @ xs.unsqueeze(-1)).squeeze(-1), bs))
 one_by_one = torch.stack([torch.linalg.solve(As[i], bs[i]) for i in range(4)])
-print("same as solving one by one:", torch.allclose(xs, one_by_one))
+print("same as solving one by one:", same(xs, one_by_one))
 
 # %% [markdown]
 # Several right-hand sides work too: one matrix against a `(n, k)` block of right-hand sides
@@ -144,7 +157,7 @@ print("same as solving one by one:", torch.allclose(xs, one_by_one))
 B = torch.tensor([[5.0, 1.0], [21.0, 0.0], [-1.0, 0.0]], dtype=torch.float64)  # two columns
 X = torch.linalg.solve(A, B)
 print(X.round(decimals=6))
-print("A @ X == B:", torch.allclose(A @ X, B))
+print("A @ X == B:", same(A @ X, B))
 
 # %% [markdown]
 # The batched call is also the vectorised one: module 05's lesson applies to solvers. Here
@@ -324,15 +337,19 @@ print(f"solve:      {t_solve}")
 print(f"inv(A) @ b: {t_inv}")
 print(f"  lu_factor:           {format_seconds(t_lu.min):>8}, {2 / 3 * 500**3 / t_lu.min / 1e9:5.1f} GFLOP/s")
 print(f"  lu_solve, 500 cols:  {format_seconds(t_lus.min):>8}, {2 * 500**3 / t_lus.min / 1e9:5.1f} GFLOP/s")
-inv_ratio = t_inv.min / t_solve.min
-print(f"inv took {inv_ratio:.1f}x solve's time on this run, for 4x the arithmetic")
+# the ratio from the two taking turns, so that a busy moment cannot slow only one of them
+turns_solve, turns_inv = interleaved(
+    [lambda: torch.linalg.solve(M500, v500), lambda: torch.linalg.inv(M500) @ v500], rounds=7, threads=1
+)
+inv_ratio = turns_inv / turns_solve
+print(f"inv took {inv_ratio:.1f}x solve's time on this run (taking turns, best of 7), for 4x the arithmetic")
 
 # %%
 # inv does solve's factorisation plus 3x its arithmetic in matrix-matrix kernels: even at twice
 # the factorisation's FLOP/s that is 2.5x its time, so 1.3x holds on any CPU at 1 thread.
 claim(inv_ratio > 1.3, "inv(A) @ b is slower than solve")
-same = torch.allclose(torch.linalg.solve(M500, v500), torch.linalg.inv(M500) @ v500)
-print("same answer on this well-conditioned matrix:", same)
+agree = same(torch.linalg.solve(M500, v500), torch.linalg.inv(M500) @ v500)
+print("same answer on this well-conditioned matrix:", agree)
 
 # %% [markdown]
 # Where the time ratio lands beside four depends on how fast your BLAS runs the triangular
@@ -342,6 +359,87 @@ print("same answer on this well-conditioned matrix:", same)
 # same matrix many times, do not keep an inverse either: keep its factorisation
 # (`torch.linalg.lu_factor` once, `torch.linalg.lu_solve` per right-hand side), or pass all
 # right-hand sides as columns of one `B`.
+#
+# ## Symmetric positive-definite systems: Cholesky
+#
+# Many matrices you solve with are **symmetric positive-definite** (SPD): $S = S^T$ and
+# $\mathbf{v}^T S \mathbf{v} > 0$ for every nonzero $\mathbf{v}$. Covariance matrices, the Gram
+# matrix $X^TX$ of independent columns, the normal equations of least squares and the stiffness
+# matrices of physics are all SPD. Such a matrix factors as $S = LL^T$ with $L$ lower triangular,
+# the **Cholesky** factorisation: no pivoting is needed, and symmetry halves the work, about
+# $\tfrac{1}{3}n^3$ FLOPs against LU's $\tfrac{2}{3}n^3$. Then two triangular solves finish the
+# job: $L\mathbf{y} = \mathbf{b}$, then $L^T\mathbf{x} = \mathbf{y}$.
+#
+# * `torch.linalg.cholesky(S)` returns $L$;
+# * `torch.linalg.solve_triangular(L, B, upper=False)` solves with a triangular matrix (a
+#   right-hand side `B` of shape `(n, k)`, columns as in `solve`); pass `L.mT` with `upper=True`
+#   for the second solve;
+# * `torch.cholesky_solve(B, L)` does both triangular solves in one call. Mind the order of its
+#   arguments: the right-hand side comes first, the factor second.
+
+# %%
+gS = torch.Generator().manual_seed(6)
+M5 = torch.randn(5, 5, generator=gS, dtype=torch.float64)
+S5 = M5 @ M5.T + 5 * torch.eye(5, dtype=torch.float64)  # symmetric positive-definite
+B5 = torch.randn(5, 2, generator=gS, dtype=torch.float64)  # two right-hand sides
+L5 = torch.linalg.cholesky(S5)
+print("L is lower triangular:", torch.equal(L5, L5.tril()), "| diagonal positive:", bool((L5.diagonal() > 0).all()))
+torch.testing.assert_close(L5 @ L5.mT, S5)
+Y5 = torch.linalg.solve_triangular(L5, B5, upper=False)  # L y = b
+X_two = torch.linalg.solve_triangular(L5.mT, Y5, upper=True)  # L^T x = y
+X_one = torch.cholesky_solve(B5, L5)  # the same two solves, one call
+X_lu = torch.linalg.solve(S5, B5)
+torch.testing.assert_close(X_two, X_lu)
+torch.testing.assert_close(X_one, X_lu)
+print("L @ L.T == S, and both Cholesky solves agree with solve: checked by assert_close")
+
+# %% [markdown]
+# `assert_close` (module 04) raises when two results differ by more than their dtype's
+# tolerances, so the line above prints only when all three comparisons passed.
+#
+# `cholesky` is also the cheapest **test** of positive-definiteness: it fails on a matrix that is not.
+# `torch.linalg.cholesky_ex` returns the factor and an `info` code instead of raising: 0 means
+# success, k > 0 that the leading k×k block is not positive-definite. It reads only the lower
+# triangle and does not check symmetry, so make sure your matrix is symmetric:
+
+# %%
+not_pd = torch.tensor([[1.0, 2.0], [2.0, 1.0]], dtype=torch.float64)  # eigenvalues 3 and -1
+print(
+    "info for S5:",
+    torch.linalg.cholesky_ex(S5).info.item(),
+    "| info for [[1, 2], [2, 1]]:",
+    torch.linalg.cholesky_ex(not_pd).info.item(),
+)
+upper_changed = S5.clone()
+upper_changed[0, 4] = 1000.0  # only the upper triangle changed: no longer symmetric
+print("same factor from the non-symmetric copy:", torch.equal(torch.linalg.cholesky(upper_changed), L5))
+
+# %% [markdown]
+# Half the FLOPs: does it take half the time? The next cell times the two factorisations of the
+# same 500×500 SPD matrix, taking turns on one thread (`timing.interleaved`, best of 7 rounds):
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+M500s = torch.randn(500, 500, generator=gS, dtype=torch.float64)
+S500 = M500s @ M500s.T + 500 * torch.eye(500, dtype=torch.float64)
+t_chol, t_lu500 = interleaved(
+    [lambda: torch.linalg.cholesky(S500), lambda: torch.linalg.lu_factor(S500)], rounds=7, threads=1
+)
+print(f"cholesky:  {format_seconds(t_chol):>8}, {500**3 / 3 / t_chol / 1e9:5.1f} GFLOP/s (n³/3 FLOPs)")
+print(f"lu_factor: {format_seconds(t_lu500):>8}, {2 * 500**3 / 3 / t_lu500 / 1e9:5.1f} GFLOP/s (2n³/3 FLOPs)")
+chol_ratio = t_lu500 / t_chol
+print(f"LU took {chol_ratio:.1f}x Cholesky's time on this run, for 2x the arithmetic")
+
+# %%
+# Half the arithmetic in the same blocked kernels, and no pivot search or row swaps: at 1 thread
+# LU took 1.6x to 4.7x Cholesky's time at n = 200 to 1000 on the loaded machine that made this;
+# "faster" is the margin claimed, the ratio itself is printed above.
+claim(chol_ratio > 1, "the Cholesky factorisation is faster than LU on the same SPD matrix")
+
+# %% [markdown]
+# The GFLOP/s lines say why the ratio need not be exactly 2: the two factorisations are different
+# kernels and need not reach the same rate on your CPU. For an SPD matrix, use Cholesky; when you
+# solve with it many times, keep `L` and call `cholesky_solve` for each new right-hand side.
 #
 # ## Least squares: more equations than unknowns
 #
@@ -383,8 +481,8 @@ plt.show()
 # %%
 c_pinv = torch.linalg.pinv(X_design) @ h_obs
 c_normal = torch.linalg.solve(X_design.T @ X_design, X_design.T @ h_obs)
-print("pinv gives the same c:", torch.allclose(c_pinv, c))
-print("normal equations give the same c:", torch.allclose(c_normal, c))
+print("pinv gives the same c:", same(c_pinv, c))
+print("normal equations give the same c:", same(c_normal, c))
 cond_X, cond_XtX = torch.linalg.cond(X_design).item(), torch.linalg.cond(X_design.T @ X_design).item()
 print(f"cond(X) ≈ {cond_X:.0f}, cond(XᵀX) ≈ {cond_XtX:.0f}: squared:", math.isclose(cond_XtX, cond_X**2, rel_tol=1e-6))
 
@@ -405,14 +503,99 @@ print(f"cond(X) ≈ {cond_X:.0f}, cond(XᵀX) ≈ {cond_XtX:.0f}: squared:", mat
 R = torch.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]], dtype=torch.float64)
 R_plus = torch.linalg.pinv(R)
 print("rank:", torch.linalg.matrix_rank(R).item(), "| pinv shape:", tuple(R_plus.shape))
-print("A A+ A == A:", torch.allclose(R @ R_plus @ R, R))
+print("A A+ A == A:", same(R @ R_plus @ R, R))
 P = R @ R_plus  # projects any vector onto the column space of R
-print("P is a projection (P @ P == P):", torch.allclose(P @ P, P), "| symmetric:", torch.allclose(P, P.T))
+print("P is a projection (P @ P == P):", same(P @ P, P), "| symmetric:", same(P, P.T))
 
 # %% [markdown]
 # `matrix_rank` and `pinv` decide which singular values count as zero with a tolerance
 # (`rtol`, by default about `max(m, n) × ε` relative to the largest): rank is a numerical
 # judgement, not an exact fact, once numbers are rounded.
+#
+# ## The singular value decomposition
+#
+# Every matrix, of any shape, factors as $A = U\,\mathrm{diag}(\mathbf{s})\,V^T$: the columns of
+# $U$ and of $V$ are orthonormal, and the **singular values** $s_1 \ge s_2 \ge \dots \ge 0$
+# measure how much $A$ stretches along each pair of directions. `torch.linalg.svd(A)` returns
+# `U, S, Vh` with `Vh` $= V^T$. By default (`full_matrices=True`) `U` is square, $m \times m$,
+# wasted work and memory for a tall matrix; `full_matrices=False` returns the *thin* SVD, with
+# $k = \min(m, n)$ columns in `U` and rows in `Vh`, all that is needed to rebuild $A$:
+
+# %%
+gU = torch.Generator().manual_seed(11)
+A8 = torch.randn(8, 5, generator=gU, dtype=torch.float64)
+U_full, S_full, Vh_full = torch.linalg.svd(A8)
+U8, S8, Vh8 = torch.linalg.svd(A8, full_matrices=False)
+print("full_matrices=True: ", tuple(U_full.shape), tuple(S_full.shape), tuple(Vh_full.shape))
+print("full_matrices=False:", tuple(U8.shape), tuple(S8.shape), tuple(Vh8.shape))
+print("singular values:", S8.round(decimals=4).tolist())
+torch.testing.assert_close(U8 * S8 @ Vh8, A8)  # U * S scales column j of U by s_j: U diag(s)
+torch.testing.assert_close(U8.mT @ U8, torch.eye(5, dtype=torch.float64))
+print("U diag(s) Vh == A and U has orthonormal columns: checked by assert_close")
+
+# %% [markdown]
+# `U * S` broadcasts `S` along the last dimension, so it multiplies column $j$ of `U` by $s_j$,
+# which is `U @ torch.diag(S)` without building the diagonal matrix.
+#
+# ### The best low-rank approximation
+#
+# Keep only the first $k$ terms, $A_k = U_{:, :k}\,\mathrm{diag}(s_{:k})\,V^T_{:k, :}$: a matrix of
+# rank $k$. The **Eckart–Young theorem** says no matrix of rank $k$ is closer to $A$, and tells the
+# error exactly: in the 2-norm (the largest stretch, `matrix_norm(..., ord=2)`) it is the first
+# singular value dropped, $s_{k+1}$, and in the Frobenius norm $\sqrt{s_{k+1}^2 + s_{k+2}^2 + \dots}$.
+# Here it is for every $k$:
+
+# %%
+print(f"{'k':>2} {'rank':>5} {'‖A − A_k‖₂':>11} {'s_(k+1)':>9} {'‖A − A_k‖_F':>12} {'√(Σ dropped s²)':>16}")
+for k in range(6):
+    A_k = U8[:, :k] * S8[:k] @ Vh8[:k]
+    two = torch.linalg.matrix_norm(A8 - A_k, ord=2)
+    fro = torch.linalg.matrix_norm(A8 - A_k)
+    s_next = S8[k] if k < 5 else torch.tensor(0.0, dtype=torch.float64)
+    tail = S8[k:].square().sum().sqrt()
+    torch.testing.assert_close(two, s_next, atol=1e-12, rtol=1e-12)
+    torch.testing.assert_close(fro, tail, atol=1e-12, rtol=1e-12)
+    rank = torch.linalg.matrix_rank(A_k).item()
+    print(f"{k:>2} {rank:>5} {two.item():>11.4f} {s_next.item():>9.4f} {fro.item():>12.4f} {tail.item():>16.4f}")
+
+# %% [markdown]
+# Each row passed `assert_close` with tolerances of 1e-12, far tighter than the defaults, because
+# these are float64 values of size about 1 that went through a handful of operations. A matrix
+# whose singular values fall quickly is well described by a few terms: that is how an image, a table
+# of measurements or a layer of weights is compressed, $k(m + n + 1)$ numbers instead of $mn$.
+#
+# ### `pinv` is an SVD
+#
+# The pseudo-inverse of the previous section is built from the SVD: $A^+ = V\,\mathrm{diag}(1/s)\,U^T$,
+# where singular values below a cutoff count as zero and get $0$ instead of $1/s$. The cutoff is
+# `rtol` × $s_1$, with `rtol` = $\max(m, n)\,\varepsilon$ by default. The profiler shows the
+# SVD inside `pinv`, and a few lines rebuild `pinv(R)` for the rank-2 matrix `R`:
+
+# %% tags=["version-specific"]
+print(" -> ".join(linalg_ops(lambda: torch.linalg.pinv(R))))
+
+# %%
+U_R, S_R, Vh_R = torch.linalg.svd(R, full_matrices=False)
+cutoff = max(R.shape) * torch.finfo(R.dtype).eps * S_R[0]
+inv_S = torch.where(S_R > cutoff, 1 / S_R, torch.zeros_like(S_R))
+R_plus_mine = Vh_R.mT * inv_S @ U_R.mT  # V diag(1/s) U^T, small s dropped
+print(
+    "kept singular values:",
+    int((S_R > cutoff).sum()),
+    "of",
+    S_R.numel(),
+    "| the smallest is below 1e-14:",
+    S_R[-1].item() < 1e-14,
+)
+torch.testing.assert_close(R_plus_mine, R_plus)
+print("V diag(1/s) U^T with the cutoff == pinv(R): checked by assert_close")
+no_cutoff = Vh_R.mT * (1 / S_R) @ U_R.mT
+print("without the cutoff, entries blow up (above 1e10, or not finite):", not no_cutoff.abs().max().item() <= 1e10)
+
+# %% [markdown]
+# Without the cutoff, $1/s_3$ of a singular value that is zero up to rounding blows the result up:
+# the cutoff is what makes `pinv` (and `matrix_rank`, which counts the singular values above the
+# same kind of cutoff) a numerical judgement.
 #
 # ## Eigenvalues: `eigh`, `eig` and `eigvals`
 #
@@ -431,9 +614,9 @@ L = (
 evals, evecs = torch.linalg.eigh(L)
 k = torch.arange(1, n + 1, dtype=torch.float64)
 print("eigenvalues:", evals.round(decimals=4))
-print("match the formula:", torch.allclose(evals, 2 - 2 * torch.cos(k * math.pi / (n + 1))))
-print("L V == V diag(λ):", torch.allclose(L @ evecs, evecs * evals))
-print("V is orthonormal:", torch.allclose(evecs.T @ evecs, torch.eye(n, dtype=torch.float64)))
+print("match the formula:", same(evals, 2 - 2 * torch.cos(k * math.pi / (n + 1))))
+print("L V == V diag(λ):", same(L @ evecs, evecs * evals))
+print("V is orthonormal:", same(evecs.T @ evecs, torch.eye(n, dtype=torch.float64)))
 
 # %% [markdown]
 # Notice what is *not* printed: the eigenvectors themselves. If `v` is an eigenvector, so is
@@ -459,7 +642,7 @@ def sorted_rounded(values, digits=6):
 
 print("eigenvalues:", sorted_rounded(lam))
 lam2, V2 = torch.linalg.eig(C)
-print("C V == V diag(λ):", torch.allclose(C.to(V2.dtype) @ V2, V2 * lam2))
+print("C V == V diag(λ):", same(C.to(V2.dtype) @ V2, V2 * lam2))
 
 # %% [markdown]
 # `eig` on a symmetric matrix works but wastes the symmetry: it returns complex tensors with
@@ -497,9 +680,9 @@ T = torch.randn(2, 3, 2, 3, generator=g, dtype=torch.float64) + torch.eye(6, dty
 B_grid = torch.randn(2, 3, generator=g, dtype=torch.float64)
 X_grid = torch.linalg.tensorsolve(T, B_grid)
 print("X shape:", tuple(X_grid.shape))
-print("tensordot(T, X) == B:", torch.allclose(torch.tensordot(T, X_grid, dims=X_grid.ndim), B_grid))
+print("tensordot(T, X) == B:", same(torch.tensordot(T, X_grid, dims=X_grid.ndim), B_grid))
 X_flat = torch.linalg.solve(T.reshape(6, 6), B_grid.reshape(6))
-print("same as a 6x6 solve:", torch.allclose(X_grid, X_flat.reshape(2, 3)))
+print("same as a 6x6 solve:", same(X_grid, X_flat.reshape(2, 3)))
 
 # %% [markdown]
 # ## How fast is a matrix product?
@@ -667,6 +850,10 @@ print("A * x has shape", tuple((A * x).shape), "| A @ x has shape", tuple((A @ x
 #   `A @ x - b`. Batched calls are the vectorised way to solve many small systems.
 # * Do not compute `inv(A) @ b`: it is slower and, on ill-conditioned matrices, far less
 #   accurate. `cond(A)` ≈ $10^k$ means about $k$ digits lost, whatever the method.
+# * For a symmetric positive-definite matrix, `cholesky` (n³/3 FLOPs, half of LU's) then
+#   `cholesky_solve(B, L)` or two `solve_triangular` calls; `cholesky_ex` tests positive-definiteness.
+# * `svd(A, full_matrices=False)` gives the thin SVD; keeping k terms gives the best rank-k
+#   approximation, with 2-norm error s_(k+1) (Eckart–Young). `pinv` is V diag(1/s) Uᵀ with small s dropped.
 # * `lstsq` fits overdetermined systems; `pinv` handles any matrix, rank-deficient too;
 #   avoid the normal equations, they square the condition number.
 # * `eigh` for symmetric matrices (real, ascending, orthonormal vectors); `eig`/`eigvals`
@@ -682,6 +869,11 @@ print("A * x has shape", tuple((A * x).shape), "| A @ x has shape", tuple((A @ x
 #   and [`torch.linalg.lstsq`](https://pytorch.org/docs/stable/generated/torch.linalg.lstsq.html)
 #   in the PyTorch reference: batching and broadcasting rules, the `lstsq` drivers and which
 #   one to choose.
+# * [`torch.linalg.cholesky`](https://docs.pytorch.org/docs/stable/generated/torch.linalg.cholesky.html),
+#   [`torch.cholesky_solve`](https://docs.pytorch.org/docs/stable/generated/torch.cholesky_solve.html) and
+#   [`torch.linalg.svd`](https://docs.pytorch.org/docs/stable/generated/torch.linalg.svd.html) (with the
+#   notes on `full_matrices`), and [`torch.linalg.pinv`](https://docs.pytorch.org/docs/stable/generated/torch.linalg.pinv.html)
+#   for its cutoff.
 # * [Numerical accuracy](https://pytorch.org/docs/1.12/notes/numerical_accuracy.html), PyTorch's
 #   note on floating-point results, batched computations and extremal values (1.12 edition).
 # * [docs/reference-figures.md](../docs/reference-figures.md), section C: the published laptop

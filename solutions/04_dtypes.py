@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 04 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/04_dtypes.ipynb) · previous: [03 · Strides](03_strides.ipynb) · next: [05 · Vectorisation and measuring speed](05_vectorisation.ipynb)
+# *Module 04 of 00–17 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/04_dtypes.ipynb) · previous: [03 · Strides](03_strides.ipynb) · next: [05 · Vectorisation and measuring speed](05_vectorisation.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches

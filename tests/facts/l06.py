@@ -138,3 +138,149 @@ def _():
 def _():
     with pytest.raises(torch.linalg.LinAlgError):
         torch.linalg.solve(torch.tensor([[1.0, 2.0], [2.0, 4.0]]), torch.tensor([1.0, 2.0]))
+
+
+# ---- Cholesky, SVD, pinv ------------------------------------------------------------------------------
+
+
+def _spd(n=6, seed=0):
+    M = torch.randn(n, n, generator=torch.Generator().manual_seed(seed), dtype=F64)
+    return M @ M.T + n * torch.eye(n, dtype=F64)
+
+
+@fact(
+    "06",
+    "cholesky-lower-factor",
+    "Such a matrix factors as $S = LL^T$ with $L$ lower triangular, the **Cholesky** factorisation: no "
+    "pivoting is needed",
+)
+def _():
+    S = _spd()
+    L = torch.linalg.cholesky(S)
+    assert torch.equal(L, L.tril()) and bool((L.diagonal() > 0).all())
+    torch.testing.assert_close(L @ L.mT, S)
+    ops = _ops(lambda: torch.linalg.cholesky(S))
+    assert "linalg_cholesky_ex" in ops and not any("lu" in op for op in ops)  # no LU, no pivots
+
+
+@fact(
+    "06",
+    "cholesky-solve-argument-order",
+    "`torch.cholesky_solve(B, L)` does both triangular solves in one call. Mind the order of its arguments: "
+    "the right-hand side comes first, the factor second.",
+)
+def _():
+    S, B = _spd(), torch.randn(6, 3, generator=torch.Generator().manual_seed(1), dtype=F64)
+    L = torch.linalg.cholesky(S)
+    two = torch.linalg.solve_triangular(L.mT, torch.linalg.solve_triangular(L, B, upper=False), upper=True)
+    torch.testing.assert_close(torch.cholesky_solve(B, L), two)
+    torch.testing.assert_close(torch.cholesky_solve(B, L), torch.linalg.solve(S, B))
+    with pytest.raises(RuntimeError):
+        torch.cholesky_solve(L, B)  # swapped: B is not square
+
+
+@fact(
+    "06",
+    "cholesky-ex-info",
+    "`torch.linalg.cholesky_ex` returns the factor and an `info` code instead of raising: 0 means success, "
+    "k > 0 that the leading k×k block is not positive-definite. It reads only the lower triangle and does "
+    "not check symmetry",
+)
+def _():
+    assert torch.linalg.cholesky_ex(_spd()).info.item() == 0
+    bad = torch.diag(torch.tensor([1.0, 2.0, -1.0, 4.0], dtype=F64))  # the leading 3x3 block is not PD
+    assert torch.linalg.cholesky_ex(bad).info.item() == 3
+    with pytest.raises(torch.linalg.LinAlgError):
+        torch.linalg.cholesky(bad)
+    S = _spd()
+    upper_changed = S.clone()
+    upper_changed[0, -1] = 1e3
+    assert torch.equal(torch.linalg.cholesky(upper_changed), torch.linalg.cholesky(S))
+
+
+@fact(
+    "06",
+    "thin-svd-shapes",
+    "`full_matrices=False` returns the *thin* SVD, with $k = \\min(m, n)$ columns in `U` and rows in `Vh`",
+)
+def _():
+    A = torch.randn(8, 5, dtype=F64)
+    U, S, Vh = torch.linalg.svd(A)
+    assert U.shape == (8, 8) and S.shape == (5,) and Vh.shape == (5, 5)  # the default: full_matrices=True
+    U, S, Vh = torch.linalg.svd(A, full_matrices=False)
+    assert U.shape == (8, 5) and Vh.shape == (5, 5)
+    U, S, Vh = torch.linalg.svd(A.T, full_matrices=False)
+    assert U.shape == (5, 5) and Vh.shape == (5, 8)
+    assert bool((S[:-1] >= S[1:]).all()) and bool((S >= 0).all())
+
+
+@fact(
+    "06",
+    "eckart-young",
+    "no matrix of rank $k$ is closer to $A$, and tells the error exactly",
+)
+def _():
+    g = torch.Generator().manual_seed(3)
+    A = torch.randn(7, 5, generator=g, dtype=F64)
+    U, S, Vh = torch.linalg.svd(A, full_matrices=False)
+    for k in range(1, 5):
+        A_k = U[:, :k] * S[:k] @ Vh[:k]
+        best2, bestF = torch.linalg.matrix_norm(A - A_k, ord=2), torch.linalg.matrix_norm(A - A_k)
+        torch.testing.assert_close(best2, S[k])
+        torch.testing.assert_close(bestF, S[k:].square().sum().sqrt())
+        for _ in range(200):  # random rank-k matrices, and small perturbations of the best one
+            X = torch.randn(7, k, generator=g, dtype=F64) @ torch.randn(k, 5, generator=g, dtype=F64)
+            near = (U[:, :k] + 0.01 * torch.randn(7, k, generator=g, dtype=F64)) * S[:k] @ Vh[:k]
+            for cand in (X, near):
+                assert torch.linalg.matrix_norm(A - cand, ord=2) >= best2 - 1e-12
+                assert torch.linalg.matrix_norm(A - cand) >= bestF - 1e-12
+
+
+@fact(
+    "06",
+    "pinv-is-svd",
+    "The pseudo-inverse of the previous section is built from the SVD: $A^+ = V\\,\\mathrm{diag}(1/s)\\,U^T$, "
+    "where singular values below a cutoff count as zero and get $0$ instead of $1/s$. The cutoff is `rtol` × "
+    "$s_1$, with `rtol` = $\\max(m, n)\\,\\varepsilon$ by default.",
+)
+def _():
+    ops = _ops(lambda: torch.linalg.pinv(_spd()))
+    assert ops[:2] == ["linalg_pinv", "linalg_svd"]
+
+    def by_svd(A, rtol):
+        U, S, Vh = torch.linalg.svd(A, full_matrices=False)
+        inv = torch.where(S > rtol * S[..., :1], 1 / S, torch.zeros_like(S))
+        return Vh.mT * inv.unsqueeze(-2) @ U.mT
+
+    g = torch.Generator().manual_seed(4)
+    for A in (
+        torch.randn(6, 4, generator=g, dtype=F64),
+        torch.randn(3, 5, generator=g, dtype=F64),
+        torch.randn(5, 2, generator=g, dtype=F64) @ torch.randn(2, 4, generator=g, dtype=F64),  # rank 2
+    ):
+        default_rtol = max(A.shape) * torch.finfo(A.dtype).eps
+        torch.testing.assert_close(torch.linalg.pinv(A), by_svd(A, default_rtol))
+    # the cutoff: a singular value just above rtol * s1 is inverted, one just below is dropped
+    Q = torch.linalg.qr(torch.randn(3, 3, generator=g, dtype=F64)).Q
+    for s3, kept in ((2e-3, True), (5e-4, False)):
+        A = Q * torch.tensor([1.0, 0.5, s3], dtype=F64) @ Q.T
+        P = torch.linalg.pinv(A, rtol=1e-3)
+        assert (torch.linalg.matrix_norm(P, ord=2).item() > 100) == kept
+
+
+@fact(
+    "06",
+    "assert-close-float64-tolerances",
+    "its tolerances follow the dtype (for float64, `rtol` and `atol` of 1e-7), unlike `torch.allclose`'s one "
+    "setting for every dtype.",
+)
+def _():
+    from torch.testing._comparison import default_tolerances
+
+    assert default_tolerances(torch.float64) == (1e-7, 1e-7)
+    assert default_tolerances(torch.float32) != default_tolerances(torch.float64)
+    one = torch.tensor([1.0], dtype=F64)
+    near = torch.tensor([1.0 + 1e-6], dtype=F64)  # inside allclose's rtol=1e-5, outside 1e-7 + 1e-7
+    assert torch.allclose(near, one)
+    with pytest.raises(AssertionError):
+        torch.testing.assert_close(near, one)

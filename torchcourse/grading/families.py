@@ -76,6 +76,32 @@ FAMILIES: dict[str, frozenset[str]] = {
             )
         }
     ),
+    # a Cholesky factorisation, by any spelling: torch.linalg.cholesky and cholesky_ex reach
+    # aten::linalg_cholesky_ex, the deprecated torch.cholesky its own aten::cholesky
+    "cholesky": frozenset(
+        {"cholesky", "linalg_cholesky", "linalg_cholesky_ex", "cholesky_ex"}
+        | {"aten::cholesky", "aten::linalg_cholesky", "aten::linalg_cholesky_ex"}
+    ),
+    # an LU factorisation, and the general solvers built on one (torch.linalg.solve is LU inside)
+    "lu": frozenset(
+        {"lu", "lu_factor", "lu_factor_ex", "linalg_lu", "linalg_lu_factor", "linalg_lu_factor_ex", "lu_unpack"}
+        | {"lu_solve", "linalg_lu_solve", "solve", "linalg_solve", "linalg_solve_ex", "tensorsolve"}
+        | {"linalg_tensorsolve"}
+        | {
+            f"aten::{op}"
+            for op in (
+                "linalg_lu",
+                "linalg_lu_factor",
+                "linalg_lu_factor_ex",
+                "lu_unpack",
+                "linalg_lu_solve",
+                "lu_solve",
+                "_linalg_solve_ex",
+                "linalg_solve",
+                "linalg_solve_ex",
+            )
+        }
+    ),
     "device copy": frozenset({"to", "cuda", "cpu", "copy_", "type", "pin_memory", "aten::_to_copy", "aten::copy_"}),
     "strided view": frozenset(
         {"as_strided", "as_strided_", "set_", "aten::as_strided", "aten::as_strided_", "aten::set_"}

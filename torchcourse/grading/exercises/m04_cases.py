@@ -97,7 +97,13 @@ def make_then_fail():
     raise BuildFailed("build raised on purpose")
 
 
+# the learner's default dtype when the check started, read before the answer first runs: what the
+# rule puts back, even when the answer's first call already changed it
+_SESSION_DEFAULT: list[torch.dtype] = [torch.float32]
+
+
 def default_dtype_cases():
+    _SESSION_DEFAULT[0] = torch.get_default_dtype()
     return [
         (torch.float64, make_list),
         (torch.float64, make_float_factories),
@@ -121,7 +127,7 @@ class RestoresDefaultDtype(Rule):
     early = True  # before the comparison, so a leaked default never outlives the check
 
     def judge(self, case: Case) -> str | None:
-        session = torch.get_default_dtype()
+        session = _SESSION_DEFAULT[0]
         dtype, build = case.fresh()
         start = torch.float64 if dtype != torch.float64 else torch.bfloat16
         try:
@@ -211,7 +217,8 @@ def rotate_cases():
         (square.double(), -30.0),
         (randn(6, 2, seed=400), 45.0),
         (randn(7, 2, seed=401, dtype=torch.float64), 123.4),
-        (randn(5, 2, seed=402) * 100, 180.0),
+        (randn(5, 2, seed=402) * 100, 170.0),
+        (torch.tensor([[2.0, -1.0], [0.5, 0.25]]), 180.0),
         (randn(4, 2, seed=403, dtype=torch.float64), 0.0),
         (randn(2, 6, seed=404, dtype=torch.float64).T, 75.0),  # transposed: x and y are not side by side
     ]
@@ -272,6 +279,7 @@ def close_cases():
         _pair([252.0, 1.0], [248.0, 1.0], bf16),  # 4 apart: inside rtol x 252, outside rtol x 248 (want)
         _pair([1.0009765625], [1.0], f16),  # one float16 step: inside 1e-3
         _pair([1.001953125], [1.0], f16),  # two steps: outside
+        _pair([1e-7, 2.0], [0.0, 2.0], f64),  # exactly on the boundary: |got - want| = atol is close
         _pair([9e-6, 1.0], [0.0, 1.0]),  # near zero, atol decides: inside 1e-5
         _pair([2e-5, 1.0], [0.0, 1.0]),  # outside
         _pair([1000 + 0.001j], [1000 + 0j], torch.complex64),  # complex64 takes float32's tolerances

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 
 from torchcourse.grading.checks import Exercise
+from torchcourse.grading.exercises import m06_cases as c
 from torchcourse.grading.exercises._inputs import randn
 from torchcourse.grading.exercises._solutions import solution
 from torchcourse.grading.exercises._types import python_float
-from torchcourse.grading.families import FAMILIES
-from torchcourse.grading.rules import Calls, Case, Holds, NoLoop, Rule, recorded_calls
+from torchcourse.grading.exercises.m06_cases import CallsOnce, OneSolve
+from torchcourse.grading.rules import Calls, Holds, NoLoop
 
 solve_system = solution("06", "solve_system")
 
@@ -41,84 +39,10 @@ project = solution("06", "project")
 spd_sqrt = solution("06", "spd_sqrt")
 
 
-# ---- rules ---------------------------------------------------------------------------
+spd_solve = solution("06", "spd_solve")
 
 
-class _SolverCalls(TorchDispatchMode):
-    """The aten operations of the "solve" family that an answer dispatches, with their right-hand sides."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.solves: list[tuple[str, torch.Tensor | None]] = []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        name = f"aten::{func.overloadpacket.__name__}"
-        if name in FAMILIES["solve"]:
-            rhs = args[_RHS.get(name, 1)] if len(args) > _RHS.get(name, 1) else None
-            self.solves.append((name, rhs if isinstance(rhs, torch.Tensor) else None))
-        return func(*args, **(kwargs or {}))
-
-
-# where each solver takes its right-hand side B (most take (A, B, ...))
-_RHS = {"aten::linalg_lu_solve": 2, "aten::lu_solve": 0, "aten::cholesky_solve": 0, "aten::triangular_solve": 0}
-
-
-def _is_identity(t: torch.Tensor) -> bool:
-    n = t.shape[-1] if t.dim() >= 2 else 0
-    if n < 2 or t.shape[-2] != n or t.device.type == "meta":
-        return False
-    return bool((t.detach() == torch.eye(n, dtype=t.dtype, device=t.device)).all())
-
-
-@dataclass
-class OneSolve(Rule):
-    """06.4's "one call to solve, no inverse": the answer dispatches exactly one solver operation
-    (the whole "solve" family counted at the aten level, so a second solve, or an lstsq doing the
-    work beside a token solve, is seen), and none of them has an identity matrix as its right-hand
-    side, which is how an inverse is built (inside torch, inv(A) is solve(A, I))."""
-
-    name = "one call to solve"
-
-    def judge(self, case: Case) -> str | None:
-        args = case.fresh()
-        rec = _SolverCalls()
-        try:
-            with rec:
-                case.fn(*args)
-        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
-            return None
-        if any(rhs is not None and _is_identity(rhs) for _, rhs in rec.solves):
-            return (
-                "your function solves with an identity matrix as the right-hand side, which computes the "
-                "inverse of A (inv(A) is solve(A, I)); solve for the rows of B themselves, with no inverse"
-            )
-        if len(rec.solves) > 1:
-            names = ", ".join(sorted({n.removeprefix("aten::") for n, _ in rec.solves}))
-            return (
-                f"your function solves {len(rec.solves)} times ({names}); the task asks for one call to "
-                "torch.linalg.solve that handles every right-hand side at once"
-            )
-        return None
-
-
-@dataclass
-class CallsOnce(Rule):
-    """The answer calls the torch function ``name`` exactly once (counted through a
-    TorchFunctionMode, so a call in a map, a generator or a helper counts every time it runs)."""
-
-    fn_name: str = ""
-    why: str = ""
-    name = "exactly one call"
-
-    def judge(self, case: Case) -> str | None:
-        try:
-            calls = recorded_calls(case.fn, case.fresh())
-        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
-            return None
-        n = calls.count(self.fn_name)
-        if n > 1:
-            return f"your function calls {self.fn_name} {n} times; {self.why or 'the task asks for one call'}"
-        return None
+rank_k = solution("06", "rank_k")
 
 
 # ---- inputs -------------------------------------------------------------------------
@@ -373,6 +297,66 @@ EXERCISES = [
             lambda S: S.sqrt(),
             lambda S: torch.linalg.cholesky(S),
             lambda S: (lambda w, V: V @ torch.diag_embed(w.sqrt()) @ V)(*torch.linalg.eigh(S)),
+        ],
+    ),
+    Exercise(
+        "06.10",
+        "Solve a symmetric positive-definite system with Cholesky",
+        spd_solve,
+        cases=c.spd_cases,
+        float64_truth=True,
+        rules=[
+            Calls(
+                require_any=("cholesky",),
+                forbid=("lu", "inverse", "lstsq", "linalg_lstsq", "aten::linalg_lstsq"),
+                why="factorise S with Cholesky and solve with its factor: no LU, general solver or inverse",
+            ),
+            c.FactorisesOnce(),
+        ],
+        hints=[
+            (
+                "torch.linalg.cholesky(S) returns the lower-triangular L with S = L @ L.mT; it factorises a "
+                "whole batch in one call."
+            ),
+            (
+                "torch.cholesky_solve(B, L) solves with that factor (right-hand side first, factor second); "
+                "or two torch.linalg.solve_triangular calls, with L and then L.mT (upper=True)."
+            ),
+        ],
+        wrong=[
+            c.spd_lu,
+            c.spd_cholesky_inverse,
+            c.spd_per_column,
+            c.spd_matrix_not_factor,
+            c.spd_arguments_swapped,
+            c.spd_second_solve_with_L,
+            c.spd_upper_factor,
+        ],
+    ),
+    Exercise(
+        "06.11",
+        "The best rank-k approximation (stretch)",
+        rank_k,
+        cases=c.rank_cases,
+        property=c.rank_property,
+        domain=lambda A, k: 0 <= k <= min(A.shape[-2:]),  # the text's range of k
+        hints=[
+            (
+                "torch.linalg.svd(A, full_matrices=False) gives U, S, Vh with A = U diag(S) Vh and S in "
+                "descending order."
+            ),
+            (
+                "Keep the first k singular values and their vectors: U[..., :k] scaled by S[..., :k], times "
+                "Vh[..., :k, :]. U * S[..., None, :] scales the columns of U, in batches too."
+            ),
+        ],
+        wrong=[
+            c.rank_without_s,
+            c.rank_smallest,
+            c.rank_one_too_many,
+            c.rank_old_svd_v_as_vh,
+            c.rank_in_float64,
+            c.rank_largest_entries,
         ],
     ),
 ]
