@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 07 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/07_gpu_offload.ipynb) · previous: [06 · Linear algebra](06_linear_algebra.ipynb) · next: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb)
+# *Module 07 of 00–17 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/07_gpu_offload.ipynb) · previous: [06 · Linear algebra](06_linear_algebra.ipynb) · next: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -257,6 +257,49 @@ def to_device_async(batch, device):
 
 
 check("07.9", to_device_async)
+
+
+# %% [markdown]
+# ### 07.10 · The largest batch under a memory budget
+#
+# `step(n)` runs one step of a job on a batch of `n` samples, and `peak(fn)` measures the most
+# bytes live at once while `fn()` runs (counting only what `fn` allocates), as in the lesson.
+# Write `largest_batch(step, budget, peak)` that returns, as an `int`, the largest batch
+# size `n` whose step fits the budget, `peak(lambda: step(n)) <= budget`, or `0` when even one
+# sample does not fit. Use **at most 4** calls to `peak`: a step's peak is a fixed cost plus a
+# cost per sample, `fixed + per_sample * n`, and you do not know either number. The check
+# runs your function on steps of different costs and measures the batch you return, and the
+# next one up, itself. (To keep a safety margin, pass a smaller budget.)
+
+
+# %%
+def largest_batch(step, budget, peak):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("07.10", largest_batch)
+
+
+# %% [markdown]
+# ### 07.11 · Count allocated and peak bytes
+#
+# An allocator's history is a list of events: a positive number is an allocation of that
+# many bytes, a negative one frees that many, and the string `"reset"` is a call to
+# `reset_peak_memory_stats()`. Write `memory_counters(events)` that returns what
+# `memory_allocated()` and `max_memory_allocated()` would say after them, as a tuple of two
+# ints: the bytes allocated now, and the most bytes allocated at once since the start
+# or since the last reset. Both start at 0, and a reset sets the peak to what is allocated at
+# that moment (it frees nothing).
+
+
+# %%
+def memory_counters(events):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("07.11", memory_counters)
 
 
 # %% [markdown] tags=["course-nav"]

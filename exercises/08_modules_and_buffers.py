@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 08 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/08_modules_and_buffers.ipynb) · previous: [07 · GPU offload](07_gpu_offload.ipynb) · next: [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb)
+# *Module 08 of 00–17 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/08_modules_and_buffers.ipynb) · previous: [07 · GPU offload](07_gpu_offload.ipynb) · next: [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -209,6 +209,27 @@ def inspect_lazy(A, x):
 
 
 check("08.6", inspect_lazy)
+
+
+# %% [markdown]
+# ### 08.7 · Predict, and leave the model as you found it
+#
+# A function that predicts in the middle of training must not switch the model out of
+# training mode behind your back. Write `predict_as_found(model, x)` that returns `model(x)`
+# computed with every layer in evaluation behaviour (Dropout passes its input through,
+# BatchNorm uses its running statistics) and with **no autograd history**, and leaves the
+# model exactly as it was: every sub-module's `training` flag as before (they need not all
+# agree: a model in training mode may hold a block that was put in eval mode on purpose) and
+# every buffer unchanged.
+
+
+# %%
+def predict_as_found(model, x):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("08.7", predict_as_found)
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [08 · nn.Module as a container for computation](../notebooks/08_modules_and_buffers.ipynb) ·

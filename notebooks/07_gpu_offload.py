@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 07 of 00–16 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/07_gpu_offload.ipynb) · previous: [06 · Linear algebra](06_linear_algebra.ipynb) · next: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb)
+# *Module 07 of 00–17 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/07_gpu_offload.ipynb) · previous: [06 · Linear algebra](06_linear_algebra.ipynb) · next: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -73,12 +73,14 @@ _ = check_torch()
 # 3. estimate and measure the cost of a host-to-device transfer (pageable vs pinned memory,
 #    `non_blocking`);
 # 4. predict when the GPU wins (large matrix products) and when it loses (small work,
-#    Python loops, float64 on consumer GPUs).
+#    Python loops, float64 on consumer GPUs);
+# 5. read device memory (allocated vs reserved by the caching allocator, the peak), measure
+#    the peak of one step on any machine, and size a batch to fit a memory budget.
 #
 # **Prerequisites.** Modules 00–06: tensors, dtypes, vectorisation and timing with
 # `measure`, matrix products.
 #
-# **Time.** 35 min teaching, 25 min exercises.
+# **Time.** 50 min teaching, 40 min exercises.
 #
 # This notebook runs on any machine. Without a GPU, each GPU cell prints what it skipped,
 # and the lesson sets the CPU figures measured here beside published GPU figures.
@@ -676,6 +678,231 @@ claim(
 # operations, and bring back only small results.
 
 # %% [markdown]
+# ## Device memory: allocated, reserved, peak
+#
+# A GPU has a fixed amount of memory (16 GB on a T4, Colab's free GPU; 80 GB on an H100 SXM:
+# NVIDIA's datasheets, section E of the reference figures), and a program that needs more
+# stops with an error. Each request to the driver for memory, and each release, is a driver
+# call, and a release (`cudaFree`) waits for the device to finish its queued work. So PyTorch
+# puts a **caching allocator** between your tensors and the driver: when a tensor dies
+# (`del t`, or its last reference goes), its block goes back to PyTorch's cache, not to the
+# driver, and the next tensor that fits in it reuses it without a driver call. Freeing a
+# tensor then never waits for the device. So there are two numbers:
+#
+# * `memory_allocated()`: the bytes that live tensors occupy now;
+# * `memory_reserved()`: the bytes the caching allocator holds from the driver: the
+#   allocated bytes plus its cached free blocks. The driver (and `nvidia-smi`) counts all of
+#   it as your process's, which is why memory freed by `del` does not come back there.
+#
+# `max_memory_allocated()` is the most that was allocated at once since the program started,
+# or since the last `reset_peak_memory_stats()`, which sets the peak to what is allocated
+# at that moment (not to zero). `empty_cache()` hands the cached free blocks back to the
+# driver: it frees no live tensor, it only helps *other* processes, and your next
+# allocations pay the driver calls again. Each of these exists as `torch.cuda.<name>` and,
+# for whichever accelerator the build supports, as `torch.accelerator.<name>`:
+
+# %% tags=["version-specific"]
+memory_api = ["memory_allocated", "max_memory_allocated", "memory_reserved", "reset_peak_memory_stats", "empty_cache"]
+print("in torch.accelerator:", {name: hasattr(torch.accelerator, name) for name in memory_api})
+print("in torch.cuda:       ", {name: hasattr(torch.cuda, name) for name in memory_api})
+
+# %% [markdown]
+# With an accelerator, the next cell allocates 256 MiB, deletes it, empties the cache, and
+# reads the counters after each step; then it measures the peak of one matrix product. Like
+# `synchronize()`, these functions need an accelerator: without one they raise.
+
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+def mib(nbytes):
+    return f"{nbytes / 2**20:7.1f} MiB"
+
+
+if device.type != "cpu":
+    acc = torch.accelerator
+    try:
+        acc.empty_cache()
+        base = acc.memory_allocated()
+        block = torch.empty(256 * 2**20, dtype=torch.uint8, device=device)
+        print(
+            f"after empty(256 MiB): allocated {mib(acc.memory_allocated() - base)}, reserved {mib(acc.memory_reserved())}"
+        )
+        del block
+        print(
+            f"after del:            allocated {mib(acc.memory_allocated() - base)}, reserved {mib(acc.memory_reserved())}"
+        )
+        acc.empty_cache()
+        print(
+            f"after empty_cache():  allocated {mib(acc.memory_allocated() - base)}, reserved {mib(acc.memory_reserved())}"
+        )
+        a = torch.randn(4096, 4096, device=device)  # 64 MiB
+        acc.reset_peak_memory_stats()
+        before = acc.memory_allocated()
+        total = (a @ a).relu().sum()  # two 64 MiB temporaries at once, then a scalar
+        print(f"peak above what was allocated before (a @ a).relu().sum(): {mib(acc.max_memory_allocated() - before)}")
+        del a, total
+    except (RuntimeError, NotImplementedError) as exc:
+        print(f"this build's {device.type} allocator does not report these statistics: {exc}")
+else:
+    print(gpu_skip_message("allocating, deleting and emptying 256 MiB on the device, and its peak counter"))
+    try:
+        torch.accelerator.memory_allocated()
+    except RuntimeError as exc:
+        print(f"torch.accelerator.memory_allocated() raised RuntimeError: {exc}")
+
+# %% [markdown]
+# On a GPU the three lines read: 256 MiB allocated and at least 256 MiB reserved; after
+# `del`, nothing allocated but the same reserved (the block waits in the cache); after
+# `empty_cache()`, reserved drops too. And the product's peak is at least 128 MiB: `a @ a` and
+# its `relu()` live at the same moment, the first dying only once the second exists (more,
+# if the matrix-product library takes a workspace from the same allocator on its first call).
+
+# %% [markdown]
+# ## Measuring a peak on any machine
+#
+# The CPU has no caching allocator counters, but PyTorch's profiler records every allocation
+# and free it makes (`torch.profiler.profile(profile_memory=True)`). The course's
+# `allocations(fn)` runs `fn()` under it and returns the events in order, `+bytes` for an
+# allocation and `-bytes` for a free, and `peak_bytes(events)` replays them: the most bytes
+# alive at once, counting only what `fn` allocated. Here is one step of a small network on a
+# batch of `n` samples: it normalises its weights (a cost that does not depend on `n`), then
+# runs the batch through two layers.
+
+# %%
+from torchcourse.grading.rules import allocations, peak_bytes
+
+torch.manual_seed(0)
+W1, W2 = torch.randn(256, 512), torch.randn(512, 10)
+
+
+def step(n):
+    w = W1 / W1.norm(dim=0)  # 256x512 float32: 512 KiB whatever n is
+    x = torch.randn(n, 256)
+    h = (x @ w).relu()
+    return (h @ W2).softmax(dim=1).sum()
+
+
+events = allocations(lambda: step(2))
+print("events for a batch of 2:", events)
+print("peak:", peak_bytes(events), "bytes")
+
+# %% [markdown]
+# Read the events: 2048 bytes for the column norms, 524288 for the normalised weights, −2048
+# when the norms die, then 2048 for the batch `x` (2 × 256 × 4 bytes), 4096 each for `x @ w`
+# and its `relu()` (2 × 512 × 4), −4096 when `x @ w` dies, and so on. Because every tensor in the step either keeps its size or grows
+# with the batch, the peak is a straight line in `n`: **peak = fixed + per_sample · n**. Two
+# small measurements give both numbers, and the line predicts any other batch:
+
+
+# %%
+def measured_peak(n):
+    return peak_bytes(allocations(lambda: step(n)))
+
+
+one, two = measured_peak(1), measured_peak(2)
+per_sample = two - one
+fixed = one - per_sample
+print(f"fixed = {fixed:,} bytes, per_sample = {per_sample:,} bytes")
+for n in (64, 1000):
+    print(f"batch {n:>4}: predicted {fixed + per_sample * n:>9,} bytes, measured {measured_peak(n):>9,}")
+# by construction: allocation sizes are exact byte counts, the same on every machine and thread count
+claim(
+    all(measured_peak(n) == fixed + per_sample * n for n in (64, 1000)),
+    "the line through batches of 1 and 2 predicts the peak of batches of 64 and 1000 exactly",
+)
+
+# %% [markdown]
+# To size a batch, solve `fixed + per_sample · n <= budget` for the largest whole `n`, and
+# leave a **safety margin**: on a GPU the allocator rounds each request up to a multiple of
+# 512 bytes, the cache can be fragmented (free blocks too small for the next request), and
+# the driver's own context takes device memory that none of these counters shows. Taking 90%
+# of the budget:
+
+# %%
+budget = 64 * 2**20  # 64 MiB
+usable = int(0.9 * budget)
+batch = (usable - fixed) // per_sample
+print(f"budget {budget:,} bytes, 90% of it {usable:,}: largest batch {batch:,}")
+print(f"peak at {batch:,}: {measured_peak(batch):,} bytes; at {batch + 1:,}: {measured_peak(batch + 1):,} bytes")
+claim(
+    measured_peak(batch) <= usable < measured_peak(batch + 1),
+    "the batch computed from the line fits 90% of the budget, and one more sample does not",
+)
+t4 = 16e9  # bytes: NVIDIA T4 datasheet (reference figures, section E)
+print(
+    f"arithmetic, not a measurement: 90% of a T4's 16 GB would hold {int((0.9 * t4 - fixed) // per_sample):,} samples of this step"
+)
+
+# %% [markdown]
+# The picture: the measured peaks lie on the line, and the batch is where the line crosses
+# 90% of the budget.
+
+# %%
+ns = [1, 2, 2000, 5000, 8000, batch, 14000]
+peaks = [measured_peak(n) for n in ns]
+fig, ax = plt.subplots(figsize=(6.5, 3.5))
+ax.plot(ns, [p / 2**20 for p in peaks], "o", label="measured peak")
+ax.plot([0, 14000], [fixed / 2**20, (fixed + per_sample * 14000) / 2**20], "-", lw=1, label="fixed + per_sample · n")
+ax.axhline(budget / 2**20, color="C3", label="budget (64 MiB)")
+ax.axhline(usable / 2**20, color="C3", ls="--", label="90% of the budget")
+ax.axvline(batch, color="gray", ls=":", label=f"largest batch: {batch:,}")
+ax.set(xlabel="batch size n", ylabel="peak (MiB)", title="Peak memory of one step grows linearly with the batch")
+ax.legend(fontsize=8)
+ax.grid(alpha=0.3)
+plt.show()
+
+# %% [markdown]
+# On a GPU you measure the same way with the counters of the previous section:
+# `reset_peak_memory_stats()`, run one small step, read `max_memory_allocated()`, twice.
+# Measure what a real step does (the forward pass, the backward pass that keeps activations
+# alive, the optimiser's state), not what you expect it to do.
+#
+# ## When it does not fit: out of memory
+#
+# Asking for more memory than there is raises an error. On a GPU it is
+# `torch.OutOfMemoryError` (also reachable as `torch.cuda.OutOfMemoryError`), a subclass of
+# `RuntimeError`, whose message says how much it tried to allocate, the device's total
+# capacity and how much of it is free, and how much of the memory PyTorch holds is allocated
+# and how much is reserved but unallocated (fragmentation; the message then suggests
+# `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`). On the CPU, the allocator raises a
+# plain `RuntimeError`: asking for 4 EiB (2⁶² bytes, more than any machine can address)
+# fails at once, without touching memory:
+
+# %% tags=["raises-exception", "version-specific"]
+torch.empty(2**62, dtype=torch.uint8)
+
+# %% [markdown]
+# So code that must survive both devices catches `RuntimeError` and looks at the message, or
+# catches `torch.OutOfMemoryError` knowing it sees only the accelerator's error:
+
+# %%
+try:
+    torch.empty(2**62, dtype=torch.uint8)
+except torch.OutOfMemoryError:
+    print("caught as torch.OutOfMemoryError")
+except RuntimeError as exc:
+    print("caught as a plain RuntimeError:", "can't allocate memory" in str(exc))
+print("torch.OutOfMemoryError is a RuntimeError:", issubclass(torch.OutOfMemoryError, RuntimeError))
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+if device.type == "cuda":
+    try:
+        torch.empty(2**50, dtype=torch.uint8, device=device)  # 1 PiB
+    except torch.OutOfMemoryError as exc:
+        print(f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}")
+else:
+    print(
+        gpu_skip_message("asking the GPU for 1 PiB and reading the torch.OutOfMemoryError")
+        or f"Skipped the out-of-memory error on the GPU: this cell triggers it on CUDA, and this device is {device.type}."
+    )
+
+# %% [markdown]
+# After catching an out-of-memory error, a training loop can retry with a smaller batch;
+# but the robust habit is the one above: measure one small step and size the batch before
+# you run out.
+
+# %% [markdown]
 # ## Common mistakes
 #
 # **Mixing devices.** As a rule, the tensors of one operation must live on the same device,
@@ -745,6 +972,14 @@ torch.ones(2, device="meta").numpy()
 #
 # **Timing the first call.** The first CUDA call in a process initialises the driver and
 # loads kernels (hundreds of milliseconds). Warm up before you time.
+#
+# **Expecting `del` to give memory back to the driver.** `del t` returns the block to
+# PyTorch's cache: `memory_allocated()` drops, `memory_reserved()` and `nvidia-smi` do not.
+# That is not a leak. A leak is `memory_allocated()` growing step after step: tensors your
+# code still refers to. `empty_cache()` helps only other processes.
+#
+# **Catching only `torch.OutOfMemoryError`.** The CPU allocator raises a plain
+# `RuntimeError` when it runs out; catch `RuntimeError` where both can happen.
 
 # %% [markdown]
 # ## Key points
@@ -763,6 +998,13 @@ torch.ones(2, device="meta").numpy()
 # * The GPU wins on large, regular work (a 5000×5000 matmul: 38× on the published laptop).
 #   It loses on tiny operations, Python loops over elements, float64 on consumer cards, and
 #   work dwarfed by its transfers.
+# * Device memory goes through a caching allocator: `memory_allocated()` counts live tensors,
+#   `memory_reserved()` what the cache holds from the driver (freed blocks included);
+#   `max_memory_allocated()` is the peak since `reset_peak_memory_stats()`. The same
+#   functions live in `torch.cuda` and `torch.accelerator`.
+# * Size a batch by measurement: the peak of one step is `fixed + per_sample · n`; measure two
+#   small batches, solve for the largest `n` under the budget, and keep a margin. Running out
+#   raises `torch.OutOfMemoryError` on a GPU and a plain `RuntimeError` on the CPU.
 #
 # ## Further reading
 #
@@ -770,12 +1012,18 @@ torch.ones(2, device="meta").numpy()
 #   and the rest of the `torch.accelerator` API, PyTorch's device-agnostic entry point.
 # * [A guide on good usage of `non_blocking` and `pin_memory()`](https://docs.pytorch.org/tutorials/intermediate/pinmem_nonblock.html),
 #   the PyTorch tutorial on pinned memory and asynchronous copies (with measurements).
+# * [CUDA semantics: memory management](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management),
+#   PyTorch's notes on the caching allocator, `memory_allocated` vs `memory_reserved`,
+#   `empty_cache` and `PYTORCH_CUDA_ALLOC_CONF`; and
+#   [Understanding CUDA memory usage](https://docs.pytorch.org/docs/stable/torch_cuda_memory.html),
+#   how to record and read a memory snapshot.
 # * [Benchmark Utils: `torch.utils.benchmark`](https://pytorch.org/docs/stable/benchmark_utils.html),
 #   the reference for `Timer`, `blocked_autorange` and `Compare`.
 # * [Getting started on Intel GPU](https://pytorch.org/docs/stable/notes/get_start_xpu.html) (XPU)
 #   and the [PyTorch/XLA documentation](https://docs.pytorch.org/xla/master) (TPUs).
 # * [docs/reference-figures.md](../docs/reference-figures.md), section C: the published laptop
-#   CPU and GPU figures this lesson compares with, and their source.
+#   CPU and GPU figures this lesson compares with, and their source; section E: the memory of
+#   the GPUs the lesson names, from NVIDIA's datasheets.
 
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/07_gpu_offload.ipynb](../exercises/07_gpu_offload.ipynb) ·

@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 08 of 00–16 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/08_modules_and_buffers.ipynb) · previous: [07 · GPU offload](07_gpu_offload.ipynb) · next: [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb)
+# *Module 08 of 00–17 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/08_modules_and_buffers.ipynb) · previous: [07 · GPU offload](07_gpu_offload.ipynb) · next: [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -67,14 +67,15 @@ _ = check_torch()
 # 2. register buffers with `nn.Buffer` or `register_buffer`, persistent or not;
 # 3. build a module that computes an expensive tensor lazily on first call, without the
 #    lazy-initialisation pitfalls;
-# 4. run a module for results: `eval()` for how its layers behave, `torch.inference_mode`
+# 4. run a module for results: `eval()` for how its layers behave (what it switches in
+#    `Dropout` and `BatchNorm`, module by module), `torch.inference_mode` or `torch.no_grad`
 #    for autograd, and tell the two apart; save and load its state, and move it across
 #    devices.
 #
 # **Prerequisites.** Modules 06 (`pinv`, projections) and 07 (devices, the `meta` device).
 # No neural-network knowledge needed.
 #
-# **Time.** 35 min teaching, 30 min exercises.
+# **Time.** 45 min teaching, 40 min exercises.
 
 # %% [markdown]
 # ## Three ways to hold a tensor in a module
@@ -523,6 +524,120 @@ claim(
 # its running mean, inference mode or not. After `eval()` the output is the same every time
 # and the saved statistics stay as they were; `inference_mode` then adds what `eval()` does
 # not: no autograd graph.
+
+# %% [markdown]
+# ### The `training` flag, module by module
+#
+# `train(mode)` sets the flag on the module and recurses into its children, and `eval()` is
+# `train(False)`. Called on one child, it changes that child and what is below it, and leaves
+# the parent and the siblings as they were: a model's flags need not agree. Fine-tuning uses
+# this to keep a `BatchNorm` layer's statistics fixed while the rest trains. Assigning the
+# attribute, `module.training = False`, sets that one module's flag only, without recursion.
+
+
+# %%
+def flags(model):
+    return " ".join(f"{name or 'model'}:{'T' if m.training else 'E'}" for name, m in model.named_modules())
+
+
+net.train()
+print("net.train():         ", flags(net))
+net.eval()
+print("net.eval():          ", flags(net))
+net[1].train()
+print("net[1].train():      ", flags(net))
+net.train()
+net.training = False
+print("net.training = False:", flags(net))
+# by construction: Module.train recurses through children(); the attribute is one module's
+claim(
+    [m.training for m in net.modules()] == [False, True, True, True],
+    "assigning net.training changed the model's own flag and none of its children's",
+)
+
+# %% [markdown]
+# What the flag switches is up to each layer's `forward`. **Dropout** in training mode
+# zeroes each element with probability `p` and scales the others by `1/(1 - p)`, so the
+# expected value of each output equals its input; in eval mode it returns its input
+# unchanged. With `p = 0.25` every kept 1.0 becomes 1/0.75 ≈ 1.3333:
+
+# %%
+drop = nn.Dropout(p=0.25)
+ones = torch.ones(4, 8)
+torch.manual_seed(0)
+dropped = drop(ones)
+print("training mode, the values that come out:", [round(v, 4) for v in torch.unique(dropped).tolist()])
+drop.eval()
+print("eval mode, output equals input:", torch.equal(drop(ones), ones))
+# by construction: Dropout's rule; 32 seeded draws at p = 0.25 zero some elements and keep others
+claim(
+    set(torch.unique(dropped).tolist()) == {0.0, torch.tensor(1 / 0.75).item()},  # 1/0.75 in float32
+    "in training mode every element is either zeroed or scaled by 1/(1 - p)",
+)
+
+# %% [markdown]
+# **BatchNorm** in training mode normalises each feature with the batch's own mean and
+# biased variance (divided by `n`), and folds the batch into its running statistics:
+# `running = (1 - momentum) · running + momentum · batch`, with `momentum = 0.1` and, for the
+# variance, the unbiased batch variance (divided by `n - 1`). In eval mode it normalises
+# with `running_mean` and `running_var` and leaves them alone. A new layer starts with mean 0
+# and variance 1; three samples of two features:
+
+# %%
+bn = nn.BatchNorm1d(2)  # weight 1, bias 0: the output is the normalised input
+xb = torch.tensor([[1.0, 10.0], [3.0, 20.0], [5.0, 60.0]])
+out_train = bn(xb)
+by_batch = (xb - xb.mean(0)) / torch.sqrt(xb.var(0, correction=0) + bn.eps)
+train_ok = torch.allclose(out_train, by_batch, atol=1e-6)  # float32 rounding: a 0 can come out as 6e-8
+print("training mode: normalised with the batch's mean and biased variance:", train_ok)
+print("  running_mean:", [round(v, 4) for v in bn.running_mean.tolist()], "= 0.9 · 0 + 0.1 ·", xb.mean(0).tolist())
+print("  running_var: ", [round(v, 4) for v in bn.running_var.tolist()], "= 0.9 · 1 + 0.1 ·", xb.var(0).tolist())
+bn.eval()
+stats = bn.running_mean.clone(), bn.running_var.clone()
+out_eval = bn(xb)
+by_running = (xb - stats[0]) / torch.sqrt(stats[1] + bn.eps)
+eval_ok = torch.allclose(out_eval, by_running, atol=1e-6)
+unchanged = torch.equal(bn.running_mean, stats[0]) and torch.equal(bn.running_var, stats[1])
+print("eval mode: normalised with the running statistics:", eval_ok)
+print("  running statistics unchanged:", unchanged)
+# by construction: BatchNorm's rule in each mode, on fixed numbers
+claim(
+    train_ok and eval_ok and unchanged and torch.allclose(bn.running_var, 0.9 + 0.1 * xb.var(0)),
+    "training mode used the batch's statistics and updated the running ones; eval mode used the running ones and left them",
+)
+
+# %% [markdown]
+# The running statistics are still near their start after one batch, so the same input
+# comes out very differently in the two modes: training mode centres it on this batch,
+# eval mode on what the layer has seen so far.
+#
+# ### What `no_grad` and `inference_mode` do not switch
+#
+# `torch.no_grad()` and `torch.inference_mode()` stop autograd from recording; they read and
+# change no `training` flag. A module left in training mode under `no_grad` still drops out
+# and still updates its running statistics:
+
+# %%
+bn, drop = nn.BatchNorm1d(2), nn.Dropout(0.5)  # new layers: training mode
+with torch.no_grad():
+    out_ng = bn(xb)
+    dropped = drop(torch.ones(1000))
+print(
+    "under no_grad: output requires grad:",
+    out_ng.requires_grad,
+    "| layers in training mode:",
+    bn.training and drop.training,
+)
+print("under no_grad: BatchNorm updated running_mean:", [round(v, 4) for v in bn.running_mean.tolist()])
+print("under no_grad: Dropout zeroed some of 1000 ones:", bool((dropped == 0).any()))
+# by construction: BatchNorm's update rule; 1000 draws at p = 0.5 all kept has probability 2**-1000
+claim(
+    bn.running_mean.tolist() != [0.0, 0.0] and bool((dropped == 0).any()),
+    "under no_grad, a module in training mode still updates its running statistics and still drops out",
+)
+
+# %% [markdown]
+# ### `inference_mode` beyond `no_grad`
 #
 # What `inference_mode` adds beyond `no_grad`: it also skips the bookkeeping that would let
 # the results take part in autograd later (view tracking and version counters), which
@@ -696,7 +811,10 @@ print(
 # * Build expensive derived tensors lazily into a non-persistent buffer, and forget them
 #   when the state they derive from is loaded.
 # * Run for results with `module.eval()` (layer behaviour: Dropout, BatchNorm) *and* under
-#   `torch.inference_mode()` (autograd off); neither does the other's job. Save `state_dict()`
+#   `torch.inference_mode()` (autograd off); neither does the other's job. `train(mode)`
+#   recurses into the children, so a model's flags can differ from module to module; in
+#   training mode Dropout zeroes and rescales, and BatchNorm uses the batch's statistics and
+#   updates its running ones, even under `no_grad`. Save `state_dict()`
 #   (not the module), load with `map_location`, and build large modules on `meta` then
 #   `assign=True`.
 

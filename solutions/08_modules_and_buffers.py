@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 08 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/08_modules_and_buffers.ipynb) · previous: [07 · GPU offload](07_gpu_offload.ipynb) · next: [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb)
+# *Module 08 of 00–17 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/08_modules_and_buffers.ipynb) · previous: [07 · GPU offload](07_gpu_offload.ipynb) · next: [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches

@@ -173,3 +173,161 @@ def _():
 def _():
     with pytest.raises(TypeError, match="Use Tensor.cpu"):
         torch.ones(2, device="meta").numpy()
+
+
+# ---------------------------------------------------------------- device memory
+
+
+def _need_cuda():
+    if not torch.cuda.is_available():
+        pytest.skip("the sentence states what the CUDA caching allocator does: needs a CUDA GPU")
+    torch.cuda.init()
+
+
+@fact("07", "free-never-waits", "Freeing a tensor then never waits for the device.")
+def _():
+    import time
+
+    _need_cuda()
+    a = torch.randn(4096, 4096, device="cuda")
+    doomed = torch.empty(64 * 2**20, dtype=torch.uint8, device="cuda")
+    torch.cuda.synchronize()
+    for _ in range(20):
+        a @ a  # milliseconds of queued work each: far longer than a free through the cache
+    start = time.perf_counter()
+    del doomed
+    freed = time.perf_counter() - start
+    start = time.perf_counter()
+    torch.cuda.synchronize()
+    waited = time.perf_counter() - start
+    assert freed < waited / 10, (freed, waited)
+
+
+@fact(
+    "07",
+    "del-keeps-reserved",
+    "`del t` returns the block to PyTorch's cache: `memory_allocated()` drops, `memory_reserved()` and `nvidia-smi` "
+    "do not.",
+)
+def _():
+    _need_cuda()
+    torch.cuda.empty_cache()
+    base = torch.cuda.memory_allocated()
+    t = torch.empty(256 * 2**20, dtype=torch.uint8, device="cuda")
+    reserved = torch.cuda.memory_reserved()
+    assert torch.cuda.memory_allocated() - base == 256 * 2**20 and reserved >= 256 * 2**20
+    del t
+    assert torch.cuda.memory_allocated() == base and torch.cuda.memory_reserved() == reserved
+
+
+@fact(
+    "07",
+    "empty-cache-frees-no-live-tensor",
+    "`empty_cache()` hands the cached free blocks back to the driver: it frees no live tensor",
+)
+def _():
+    _need_cuda()
+    live = torch.ones(64 * 2**20, dtype=torch.uint8, device="cuda")
+    t = torch.empty(256 * 2**20, dtype=torch.uint8, device="cuda")
+    del t
+    reserved, allocated = torch.cuda.memory_reserved(), torch.cuda.memory_allocated()
+    torch.cuda.empty_cache()
+    assert torch.cuda.memory_reserved() <= reserved - 256 * 2**20
+    assert torch.cuda.memory_allocated() == allocated and bool(live.eq(1).all())
+
+
+@fact(
+    "07",
+    "reset-peak-sets-current",
+    "`reset_peak_memory_stats()`, which sets the peak to what is allocated at that moment (not to zero)",
+)
+def _():
+    _need_cuda()
+    held = torch.empty(32 * 2**20, dtype=torch.uint8, device="cuda")
+    burst = torch.empty(128 * 2**20, dtype=torch.uint8, device="cuda")
+    del burst
+    assert torch.cuda.max_memory_allocated() >= torch.cuda.memory_allocated() + 128 * 2**20
+    torch.cuda.reset_peak_memory_stats()
+    assert torch.cuda.max_memory_allocated() == torch.cuda.memory_allocated() >= held.numel()
+
+
+@fact(
+    "07",
+    "memory-functions-in-cuda-and-accelerator",
+    "Each of these exists as `torch.cuda.<name>` and, for whichever accelerator the build supports, as "
+    "`torch.accelerator.<name>`",
+)
+def _():
+    names = ["memory_allocated", "max_memory_allocated", "memory_reserved", "reset_peak_memory_stats", "empty_cache"]
+    for name in names:
+        assert callable(getattr(torch.cuda, name)) and callable(getattr(torch.accelerator, name)), name
+
+
+@fact(
+    "07",
+    "memory-functions-need-an-accelerator",
+    "Like `synchronize()`, these functions need an accelerator: without one they raise.",
+)
+def _():
+    _skip_with_accelerator()
+    for fn in (torch.accelerator.memory_allocated, torch.accelerator.max_memory_allocated):
+        with pytest.raises(RuntimeError, match=_NO_ACCELERATOR):
+            fn()
+
+
+@fact("07", "allocator-rounds-to-512", "the allocator rounds each request up to a multiple of 512 bytes")
+def _():
+    _need_cuda()
+    base = torch.cuda.memory_allocated()
+    for nbytes in (1, 513, 1000):
+        t = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+        assert torch.cuda.memory_allocated() - base == -(-nbytes // 512) * 512
+        del t
+
+
+@fact(
+    "07",
+    "context-outside-the-counters",
+    "the driver's own context takes device memory that none of these counters shows",
+)
+def _():
+    _need_cuda()
+    free, total = torch.cuda.mem_get_info()
+    assert total - free > torch.cuda.memory_reserved()
+
+
+@fact(
+    "07",
+    "oom-error-class",
+    "`torch.OutOfMemoryError` (also reachable as `torch.cuda.OutOfMemoryError`), a subclass of `RuntimeError`",
+)
+def _():
+    assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
+    assert issubclass(torch.OutOfMemoryError, RuntimeError)
+
+
+@fact(
+    "07",
+    "oom-message-parts",
+    "whose message says how much it tried to allocate, the device's total capacity and how much of it is free, "
+    "and how much of the memory PyTorch holds is allocated and how much is reserved but unallocated",
+)
+def _():
+    _need_cuda()
+    with pytest.raises(torch.OutOfMemoryError) as caught:
+        torch.empty(2**50, dtype=torch.uint8, device="cuda")
+    text = str(caught.value)
+    for part in ("Tried to allocate", "total capacity", "free", "allocated by PyTorch", "reserved by PyTorch"):
+        assert part in text, part
+
+
+@fact(
+    "07",
+    "cpu-oom-is-plain-runtime-error",
+    "On the CPU, the allocator raises a plain `RuntimeError`: asking for 4 EiB (2⁶² bytes, more than any machine "
+    "can address) fails at once, without touching memory",
+)
+def _():
+    with pytest.raises(RuntimeError, match="can't allocate memory") as caught:
+        torch.empty(2**62, dtype=torch.uint8)
+    assert not isinstance(caught.value, torch.OutOfMemoryError)

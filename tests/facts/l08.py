@@ -261,3 +261,103 @@ def _():
     A = torch.ones(3, 2)
     m.load_state_dict({"A": A}, assign=True)
     assert m.A is A
+
+
+@fact(
+    "08",
+    "train-on-a-child-leaves-parent",
+    "Called on one child, it changes that child and what is below it, and leaves the parent and the siblings as "
+    "they were: a model's flags need not agree.",
+)
+def _():
+    net = nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.BatchNorm1d(2), nn.ReLU()), nn.Dropout())
+    net.eval()
+    net[1].train()
+    assert [m.training for m in net.modules()] == [False, False, True, True, True, False]
+
+
+@fact(
+    "08",
+    "training-attribute-one-module",
+    "Assigning the attribute, `module.training = False`, sets that one module's flag only, without recursion.",
+)
+def _():
+    net = _net()
+    net.training = False
+    assert not net.training and all(m.training for m in list(net.modules())[1:])
+
+
+@fact(
+    "08",
+    "dropout-scales-kept-elements",
+    "**Dropout** in training mode zeroes each element with probability `p` and scales the others by `1/(1 - p)`",
+)
+def _():
+    torch.manual_seed(0)
+    out = nn.Dropout(p=0.25)(torch.ones(10_000))
+    assert set(torch.unique(out).tolist()) == {0.0, torch.tensor(1 / 0.75).item()}  # in float32
+    assert abs(float((out == 0).float().mean()) - 0.25) < 0.02  # 43 standard deviations: 0.0043 each
+
+
+@fact(
+    "08",
+    "dropout-eval-identity",
+    "in eval mode it returns its input unchanged",
+)
+def _():
+    x = torch.randn(5, 7)
+    assert torch.equal(nn.Dropout(p=0.9).eval()(x), x)
+
+
+@fact(
+    "08",
+    "batchnorm-train-batch-stats-and-update",
+    "**BatchNorm** in training mode normalises each feature with the batch's own mean and biased variance (divided "
+    "by `n`), and folds the batch into its running statistics: `running = (1 - momentum) · running + momentum · "
+    "batch`, with `momentum = 0.1` and, for the variance, the unbiased batch variance (divided by `n - 1`).",
+)
+def _():
+    bn = nn.BatchNorm1d(3)
+    x = torch.randn(6, 3, dtype=torch.float64)
+    bn.double()
+    y = bn(x)
+    assert torch.allclose(y, (x - x.mean(0)) / torch.sqrt(x.var(0, correction=0) + bn.eps))
+    assert bn.momentum == 0.1
+    assert torch.allclose(bn.running_mean, 0.1 * x.mean(0))
+    assert torch.allclose(bn.running_var, 0.9 + 0.1 * x.var(0, correction=1))
+
+
+@fact(
+    "08",
+    "batchnorm-eval-running-stats",
+    "In eval mode it normalises with `running_mean` and `running_var` and leaves them alone.",
+)
+def _():
+    bn = nn.BatchNorm1d(3).double()
+    with torch.no_grad():
+        bn.running_mean.copy_(torch.tensor([1.0, -2.0, 0.5]))
+        bn.running_var.copy_(torch.tensor([4.0, 0.25, 1.0]))
+    bn.eval()
+    x = torch.randn(5, 3, dtype=torch.float64)
+    before = bn.running_mean.clone(), bn.running_var.clone(), bn.num_batches_tracked.clone()
+    y = bn(x)
+    assert torch.allclose(y, (x - before[0]) / torch.sqrt(before[1] + bn.eps))
+    assert all(torch.equal(a, b) for a, b in zip(before, (bn.running_mean, bn.running_var, bn.num_batches_tracked)))
+
+
+@fact(
+    "08",
+    "grad-modes-leave-training-flags",
+    "`torch.no_grad()` and `torch.inference_mode()` stop autograd from recording; they read and change no "
+    "`training` flag. A module left in training mode under `no_grad` still drops out and still updates its "
+    "running statistics",
+)
+def _():
+    for mode in (torch.no_grad, torch.inference_mode):
+        net = _net()
+        stats = net[1].running_mean.clone()
+        with mode():
+            out = net(torch.randn(8, 4))
+            dropped = nn.Dropout(0.5)(torch.ones(1000))
+        assert not out.requires_grad and all(m.training for m in net.modules())
+        assert not torch.equal(net[1].running_mean, stats) and bool((dropped == 0).any())

@@ -164,7 +164,9 @@ def _counter_cases():
 
 
 def _two_ints(args, got) -> str | None:
-    """07.11: "two Python ints" (a tensor or a float with the right value is still the wrong type)."""
+    """07.11: "a tuple of two ints" (a list, a tensor or a float with the right values is still the wrong type)."""
+    if isinstance(got, list) and len(got) == 2:
+        return f"return a tuple (allocated, peak), got a list: {got}"
     if not isinstance(got, tuple) or len(got) != 2:
         return None  # the comparison has said what is wrong
     return python_int("the allocated count")(args, got[0]) or python_int("the peak")(args, got[1])

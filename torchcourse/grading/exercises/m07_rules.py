@@ -14,7 +14,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from torchcourse.grading.compare import compare, describe
-from torchcourse.grading.exercises._types import container
+from torchcourse.grading.exercises._types import container, is_int
 from torchcourse.grading.rules import Case, Rule, allocations, peak_bytes
 
 
@@ -255,8 +255,8 @@ class CountedPeak:
 def largest_batch_property(args, got) -> str | None:
     """07.10: the batch the answer returns fits the budget, and one more sample does not."""
     step, budget, _ = args
-    if not isinstance(got, int) or isinstance(got, bool):
-        return f"return the batch size as a Python int, got {describe(got)}"
+    if not is_int(got):
+        return f"return the batch size as an int, got {describe(got)}"
     if got < 0:
         return f"a batch size is 0 or more, got {got}"
     at_n = measured_peak(lambda: step(got)) if got else 0
