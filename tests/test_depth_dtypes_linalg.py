@@ -100,6 +100,11 @@ def wdd_restores_current(dtype, build):
         torch.set_default_dtype(torch.get_default_dtype())  # a no-op: the default stays dtype
 
 
+def wdd_sets_then_raises(dtype, build):
+    torch.set_default_dtype(dtype)
+    raise RuntimeError("gave up")  # the check must still put the default back
+
+
 # ---------------------------------------------------------------- 04.10 rotate with complex numbers
 
 
@@ -316,6 +321,7 @@ TABLE = [
     ("04.9", wdd_reads_old_too_late, FAIL, "put the old default back", "reads the old default after setting it"),
     ("04.9", wdd_wraps_error, FAIL, "instead of letting build's error through", "raises another exception"),
     ("04.9", wdd_restores_current, FAIL, "put the old default back", "restores the current default"),
+    ("04.9", wdd_sets_then_raises, FAIL, "raised RuntimeError", "raises after setting: evaluate restores"),
     # 04.10
     ("04.10", rotate_matrix, PASS, "", "a rotation matrix"),
     ("04.10", rotate_view_contiguous, PASS, "", "view_as_complex of a contiguous copy"),

@@ -166,8 +166,18 @@ def evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
     variants), and for each case, smallest first so that a failure shows the smallest input:
     call the learner's function, judge the early rules, compare with the reference (or the
     stated property; an input changed in place is a difference too), judge the other rules.
-    The first failure is the message; none is the pass line.
+    The first failure is the message; none is the pass line. torch's default dtype is put back
+    afterwards: an answer that changes it (exercise 04.9 is about exactly that) must not change
+    it for the checks and cells that follow, even when it raises before a rule could see it.
     """
+    default_dtype = torch.get_default_dtype()
+    try:
+        return _evaluate(ex, fn)
+    finally:
+        torch.set_default_dtype(default_dtype)
+
+
+def _evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
     if fn is None or not callable(fn):
         return FAIL, f"expected a function (pass the function itself, without calling it), got {describe(fn)}"
     # 1. cases

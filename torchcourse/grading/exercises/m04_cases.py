@@ -97,13 +97,7 @@ def make_then_fail():
     raise BuildFailed("build raised on purpose")
 
 
-# the learner's default dtype when the check started, read before the answer first runs: what the
-# rule puts back, even when the answer's first call already changed it
-_SESSION_DEFAULT: list[torch.dtype] = [torch.float32]
-
-
 def default_dtype_cases():
-    _SESSION_DEFAULT[0] = torch.get_default_dtype()
     return [
         (torch.float64, make_list),
         (torch.float64, make_float_factories),
@@ -120,14 +114,14 @@ def default_dtype_cases():
 class RestoresDefaultDtype(Rule):
     """04.9: after the call the default dtype is what it was before, after a normal return and after
     ``build`` raised (and the exception reaches the caller). Judged from a known starting default
-    that is neither float32 nor the case's dtype, so an answer that "restores" float32 is seen; the
-    session's default is put back whatever the answer did."""
+    that is neither float32 nor the case's dtype, so an answer that "restores" float32 is seen. The
+    check (``evaluate``) puts the learner's default back whatever the answer did."""
 
     name = "default dtype put back"
     early = True  # before the comparison, so a leaked default never outlives the check
 
     def judge(self, case: Case) -> str | None:
-        session = _SESSION_DEFAULT[0]
+        session = torch.get_default_dtype()  # the check itself puts back the one from before the first call
         dtype, build = case.fresh()
         start = torch.float64 if dtype != torch.float64 else torch.bfloat16
         try:
