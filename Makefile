@@ -3,7 +3,7 @@
 #   make test   create .venv if missing, install, run every test (nbval over all notebooks + consistency + units)
 #   make lint   ruff (lint + format) and the notebooks' freshness check: the pre-commit hooks
 #   make notebooks   regenerate exercises/ and execute stale notebooks (python -m torchcourse.authoring.build)
-#   make site   static HTML of every notebook in site/ (python -m torchcourse.authoring.site)
+#   make site   the course's site in site/ (Sphinx + myst-nb, offline, search); make pdf: the lessons as a PDF
 #   make bench  the benchmark beside the published figures, into results/ (BENCH_ARGS=--quick: small sizes)
 #   make drift TORCH=2.15.0   the suite on another torch, in .drift/venv-<version>, version-tolerant:
 #               report in results/drift-<version>.md (CONTRIBUTING, "Other torch versions")
@@ -72,6 +72,13 @@ $(STAMP): requirements.txt pyproject.toml
 
 install: python-check $(STAMP)
 
+# The site's tools (Sphinx, myst-nb, sphinx-book-theme: requirements-site.txt) go into .venv for
+# `make site`, `make pdf` and `make test` (whose tests build the site); `make lab` does without.
+SITE_STAMP := $(VENV)/.installed-site
+$(SITE_STAMP): $(STAMP) requirements-site.txt
+	$(PY) -m pip install --quiet -r requirements-site.txt
+	@touch $@
+
 # The browser test drives Debian's Chromium (never a downloaded browser build).
 browser:
 	@if [ -x $(CHROMIUM) ]; then :; \
@@ -88,7 +95,7 @@ lab: python-check $(STAMP)
 lint: $(STAMP)
 	PRE_COMMIT_HOME=$(CURDIR)/.venv/pre-commit $(VENV)/bin/pre-commit run --all-files --show-diff-on-failure
 
-test: python-check $(STAMP) browser lint
+test: python-check $(STAMP) $(SITE_STAMP) browser lint
 	@rc=0; $(PYTEST) $(TEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests; that is a failure"; exit 1; fi; \
 	exit $$rc
@@ -99,8 +106,16 @@ notebooks: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m torchcourse.bench $(BENCH_ARGS)
 
-site: $(STAMP)
-	$(PY) -m torchcourse.authoring.site
+# The site (docs/site/conf.py; torchcourse/authoring/site.py stages it): sphinx-build -W, nothing
+# executed, nothing downloaded. SITE_ARGS: e.g. --only 00 02 (a quick preview), --out DIR.
+.PHONY: pdf
+SITE_ARGS ?=
+site: python-check $(SITE_STAMP)
+	$(PY) -m torchcourse.authoring.site $(SITE_ARGS)
+
+# The site plus site/course-lessons.pdf: every lesson printed by Debian's Chromium (no LaTeX).
+pdf: python-check $(SITE_STAMP) browser
+	$(PY) -m torchcourse.authoring.site --pdf $(SITE_ARGS)
 
 check-notebooks: $(STAMP)
 	$(PY) -m torchcourse.authoring.build --check
@@ -115,7 +130,7 @@ drift: python-check browser
 	$(DRIFT_PY) -m pip install --quiet --upgrade pip
 	$(DRIFT_PY) -m pip install --quiet torch==$(TORCH) $(PIP_TORCH_ARGS) $(DRIFT_PIP_ARGS)
 	grep -v '^torch==' requirements.txt > $(DRIFT_VENV)/requirements-other.txt
-	$(DRIFT_PY) -m pip install --quiet -r $(DRIFT_VENV)/requirements-other.txt
+	$(DRIFT_PY) -m pip install --quiet -r $(DRIFT_VENV)/requirements-other.txt -r requirements-site.txt
 	$(DRIFT_PY) -m pip install --quiet --no-deps -e .
 	$(DRIFT_PY) -m torchcourse.authoring.drift --out results/drift-$(TORCH).md -- $(PYTEST_ARGS) $(TEST_ARGS)
 
