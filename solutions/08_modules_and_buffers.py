@@ -255,6 +255,31 @@ def predict_as_found(model, x):
 
 check("08.7", predict_as_found)
 
+
+# %% [markdown]
+# ### 08.8 · Freeze the BatchNorm layers for fine-tuning
+#
+# Fine-tuning a network on small batches often keeps its BatchNorm statistics as they are:
+# those layers normalise with their running statistics and stop updating them, while every
+# other layer trains. Write `freeze_batchnorm(model)` that puts every BatchNorm layer of
+# `model` in eval mode, at any depth (`BatchNorm1d`, `2d`, `3d` and any subclass of them, all
+# subclasses of `nn.modules.batchnorm._BatchNorm`), leaves every other module's `training`
+# flag as it was, and returns the model itself. (A later `model.train()` undoes it: call it
+# again after each `train()`.)
+
+
+# %%
+def freeze_batchnorm(model):
+    ### BEGIN SOLUTION
+    for m in model.modules():
+        if isinstance(m, nn.modules.batchnorm._BatchNorm):
+            m.eval()
+    return model
+    ### END SOLUTION
+
+
+check("08.8", freeze_batchnorm)
+
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [08 · nn.Module as a container for computation](../notebooks/08_modules_and_buffers.ipynb) ·
 # **Previous:** [07 · GPU offload](07_gpu_offload.ipynb) ·

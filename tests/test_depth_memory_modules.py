@@ -1,4 +1,5 @@
-"""Exercises 07.10, 07.11 (device memory) and 08.7 (predict without changing the model): for each,
+"""Exercises 07.10, 07.11 (device memory), 08.7 (predict without changing the model) and 08.8 (freeze
+the BatchNorm layers): for each,
 three correct answers written unlike the worked one, which the check must accept, and plausible
 wrong answers written from the exercise text alone, which it must reject (with the constraint's
 message where the answer breaks a stated constraint)."""
@@ -219,6 +220,54 @@ def predict_detach(model, x):
     return model(x).detach()  # no history on the result, but the model stays in eval mode
 
 
+# ---------------------------------------------------------------- 08.8 freeze the BatchNorm layers
+
+
+_BN = torch.nn.modules.batchnorm._BatchNorm
+
+
+def freeze_by_attribute(model):
+    for m in model.modules():
+        if isinstance(m, _BN):
+            m.training = False  # a BatchNorm layer has no children: the attribute is enough
+    return model
+
+
+def freeze_with_apply(model):
+    return model.apply(lambda m: m.eval() if isinstance(m, _BN) else None)
+
+
+def freeze_recursive(model):
+    for child in model.children():
+        if isinstance(child, _BN):
+            child.train(False)
+        else:
+            freeze_recursive(child)
+    return model
+
+
+def freeze_two_kinds(model):
+    for m in model.modules():
+        if isinstance(m, (torch.nn.BatchNorm1d, torch.nn.BatchNorm2d)):  # no 3d, no SyncBatchNorm
+            m.eval()
+    return model
+
+
+def freeze_parameters(model):
+    for m in model.modules():
+        if isinstance(m, _BN):
+            m.requires_grad_(False)  # "freeze" read as: stop training its weights
+    return model
+
+
+def freeze_a_copy(model):
+    twin = copy.deepcopy(model)
+    for m in twin.modules():
+        if isinstance(m, _BN):
+            m.eval()
+    return twin
+
+
 ANSWERS = [
     ("07.10", batch_from_4_and_8, PASS, None),
     ("07.10", batch_fit_then_verify, PASS, None),
@@ -240,6 +289,12 @@ ANSWERS = [
     ("08.7", predict_back_to_train, FAIL, "eval mode"),
     ("08.7", predict_reload_buffers, FAIL, None),
     ("08.7", predict_detach, FAIL, "training mode"),
+    ("08.8", freeze_by_attribute, PASS, None),
+    ("08.8", freeze_with_apply, PASS, None),
+    ("08.8", freeze_recursive, PASS, None),
+    ("08.8", freeze_two_kinds, FAIL, "still in training mode"),
+    ("08.8", freeze_parameters, FAIL, "still in training mode"),
+    ("08.8", freeze_a_copy, FAIL, "return the model you were given"),
 ]
 
 

@@ -20,20 +20,36 @@ from torchcourse.grading.exercises._solutions import solution
 from torchcourse.grading.exercises._types import python_int
 from torchcourse.grading.exercises.m08_cases import (
     _count_cases,
+    _eval_keeps_graph,
+    _eval_no_restore,
+    _freeze_by_name,
+    _freeze_cases,
+    _freeze_children_only,
+    _freeze_everything_in_place,
+    _freeze_exact_classes,
+    _freeze_norm_base,
     _lazy_cases,
     _linear_cases,
     _net,
+    _no_grad_in_place,
     _restore_cases,
+    _restore_children_only,
+    _restore_in_reverse,
+    _restore_top_flag,
     _standardise_cases,
+    _train_then_freeze,
     _unsaved_cases,
+    _warm_up_then_predict,
 )
 from torchcourse.grading.exercises.m08_rules import (
+    BatchNormFrozen,
     BuffersUnchanged,
     ModeRestored,
     _PKeptAfterFirstCall,
     _predict_extra,
     _RunsInInferenceMode,
     _StandardiseSaved,
+    returns_the_model,
 )
 from torchcourse.grading.rules import Holds, NoGradHistory
 
@@ -145,71 +161,6 @@ def _train_mode_predict(module, x):
         return module(x)
 
 
-# ---------------------------------------------------------------------------- 08.7
-
-
-predict_as_found = solution("08", "predict_as_found")
-
-
-def _eval_no_restore(model, x):
-    model.eval()
-    with torch.no_grad():
-        return model(x)
-
-
-def _restore_top_flag(model, x):
-    was = model.training
-    model.eval()
-    with torch.no_grad():
-        y = model(x)
-    model.train(was)  # sets every sub-module to the top flag
-    return y
-
-
-def _restore_children_only(model, x):
-    flags = [c.training for c in model.children()]
-    model.eval()
-    with torch.no_grad():
-        y = model(x)
-    for c, flag in zip(model.children(), flags):
-        c.training = flag  # the model itself and the modules nested deeper stay in eval mode
-    return y
-
-
-def _restore_in_reverse(model, x):
-    flags = [(m, m.training) for m in model.modules()]
-    model.eval()
-    with torch.no_grad():
-        y = model(x)
-    for m, flag in reversed(flags):
-        m.train(flag)  # train() recurses: the parent, last, overwrites its children's flags
-    return y
-
-
-def _no_grad_in_place(model, x):
-    with torch.no_grad():
-        return model(x)  # Dropout drops, BatchNorm updates its running statistics
-
-
-def _eval_keeps_graph(model, x):
-    flags = {m: m.training for m in model.modules()}
-    model.eval()
-    y = model(x)  # autograd records the forward pass
-    for m, flag in flags.items():
-        m.training = flag
-    return y
-
-
-def _warm_up_then_predict(model, x):
-    flags = {m: m.training for m in model.modules()}
-    with torch.no_grad():
-        model.train()(x)  # a "warm-up" call in training mode
-        y = model.eval()(x)
-    for m, flag in flags.items():
-        m.training = flag
-    return y
-
-
 # ---------------------------------------------------------------------------- 08.6
 
 
@@ -253,6 +204,15 @@ class _RebuiltP(_LazyProjection):
     def forward(self, x):
         self.register_buffer("P", self.A @ torch.linalg.pinv(self.A), persistent=False)  # on every call
         return x @ self.P.T
+
+
+# ---------------------------------------------------------------------------- 08.7 and 08.8
+
+
+predict_as_found = solution("08", "predict_as_found")
+
+
+freeze_batchnorm = solution("08", "freeze_batchnorm")
 
 
 EXERCISES = [
@@ -389,5 +349,26 @@ EXERCISES = [
         ],
         rtol=1e-5,
         atol=1e-5,
+    ),
+    Exercise(
+        "08.8",
+        "Freeze the BatchNorm layers for fine-tuning",
+        freeze_batchnorm,
+        cases=_freeze_cases,
+        property=returns_the_model,
+        rules=[BatchNormFrozen()],
+        hints=[
+            "model.modules() yields the model and every module inside it, at any depth.",
+            "isinstance(m, nn.modules.batchnorm._BatchNorm) is true for BatchNorm1d, 2d, 3d and their subclasses; "
+            "call m.eval() on those only, and return the model.",
+        ],
+        wrong=[
+            _freeze_everything_in_place,
+            _freeze_by_name,
+            _freeze_children_only,
+            _freeze_exact_classes,
+            _freeze_norm_base,
+            _train_then_freeze,
+        ],
     ),
 ]

@@ -124,3 +124,137 @@ def _restore_cases():
         (frozen_bn, randn(6, 4, seed=861)),
         (odd_dropout, randn(3, 3, seed=871)),
     ]
+
+
+# ---------------------------------------------------------------- 08.7's wrong answers
+
+
+def _eval_no_restore(model, x):
+    model.eval()
+    with torch.no_grad():
+        return model(x)
+
+
+def _restore_top_flag(model, x):
+    was = model.training
+    model.eval()
+    with torch.no_grad():
+        y = model(x)
+    model.train(was)  # sets every sub-module to the top flag
+    return y
+
+
+def _restore_children_only(model, x):
+    flags = [c.training for c in model.children()]
+    model.eval()
+    with torch.no_grad():
+        y = model(x)
+    for c, flag in zip(model.children(), flags):
+        c.training = flag  # the model itself and the modules nested deeper stay in eval mode
+    return y
+
+
+def _restore_in_reverse(model, x):
+    flags = [(m, m.training) for m in model.modules()]
+    model.eval()
+    with torch.no_grad():
+        y = model(x)
+    for m, flag in reversed(flags):
+        m.train(flag)  # train() recurses: the parent, last, overwrites its children's flags
+    return y
+
+
+def _no_grad_in_place(model, x):
+    with torch.no_grad():
+        return model(x)  # Dropout drops, BatchNorm updates its running statistics
+
+
+def _eval_keeps_graph(model, x):
+    flags = {m: m.training for m in model.modules()}
+    model.eval()
+    y = model(x)  # autograd records the forward pass
+    for m, flag in flags.items():
+        m.training = flag
+    return y
+
+
+def _warm_up_then_predict(model, x):
+    flags = {m: m.training for m in model.modules()}
+    with torch.no_grad():
+        model.train()(x)  # a "warm-up" call in training mode
+        y = model.eval()(x)
+    for m, flag in flags.items():
+        m.training = flag
+    return y
+
+
+# ---------------------------------------------------------------- 08.8
+
+
+class _MyBatchNorm(nn.BatchNorm1d):
+    """A subclass of BatchNorm1d, as a library might define: still a BatchNorm layer."""
+
+
+def _freeze_cases():
+    """(model,): BatchNorm layers at several depths and of several kinds (2d, a subclass, SyncBatchNorm), beside
+    layers that are not BatchNorm (LayerNorm, InstanceNorm with running statistics, Dropout); models in training
+    mode, in eval mode, and with mixed flags."""
+    conv = nn.Sequential(
+        nn.Conv2d(3, 4, 3, device="meta"),
+        nn.BatchNorm2d(4, device="meta"),
+        nn.ReLU(),
+        nn.Sequential(nn.Conv2d(4, 4, 1, device="meta"), nn.Sequential(nn.BatchNorm2d(4, device="meta"))),
+        nn.Dropout(0.1),
+    )
+    mixed = nn.Sequential(
+        nn.Linear(4, 4, device="meta"),
+        _MyBatchNorm(4, device="meta"),
+        nn.LayerNorm(4, device="meta"),
+        nn.InstanceNorm1d(4, track_running_stats=True, device="meta"),
+        nn.SyncBatchNorm(4, device="meta"),
+        nn.Dropout(0.5),
+    )
+    mixed[5].eval()  # one layer already in eval mode: it stays so
+    evaluating = nn.Sequential(nn.Linear(3, 3, device="meta"), nn.BatchNorm1d(3, device="meta"), nn.Dropout()).eval()
+    plain = nn.Sequential(nn.Linear(2, 2, device="meta"), nn.ReLU())  # nothing to freeze
+    return [(conv,), (mixed,), (evaluating,), (plain,)]
+
+
+def _freeze_everything_in_place(model):
+    return model.eval()
+
+
+def _freeze_by_name(model):
+    for m in model.modules():
+        if "Norm" in type(m).__name__:  # LayerNorm and InstanceNorm too
+            m.eval()
+    return model
+
+
+def _freeze_children_only(model):
+    for m in model.children():  # one level deep
+        if isinstance(m, nn.modules.batchnorm._BatchNorm):
+            m.eval()
+    return model
+
+
+def _freeze_exact_classes(model):
+    for m in model.modules():
+        if type(m) in (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d):  # misses subclasses
+            m.eval()
+    return model
+
+
+def _freeze_norm_base(model):
+    for m in model.modules():
+        if isinstance(m, nn.modules.batchnorm._NormBase):  # InstanceNorm is a _NormBase too
+            m.eval()
+    return model
+
+
+def _train_then_freeze(model):
+    model.train()  # "fine-tuning": but the other flags were to be left as they were
+    for m in model.modules():
+        if isinstance(m, nn.modules.batchnorm._BatchNorm):
+            m.eval()
+    return model

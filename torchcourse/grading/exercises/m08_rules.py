@@ -157,3 +157,31 @@ class BuffersUnchanged(Rule):
                     "running statistics; switch to eval mode before the first call"
                 )
         return None
+
+
+def returns_the_model(args, got) -> str | None:
+    """08.8: "returns the model (the same object)"; the flags are the rule's to judge."""
+    if got is not args[0]:
+        return f"return the model you were given (the same object, changed in place), got {type(got).__name__}"
+    return None
+
+
+class BatchNormFrozen(Rule):
+    """08.8: every BatchNorm layer (any subclass of _BatchNorm, at any depth) in eval mode, every other
+    module's flag as it was (judged against a fresh copy of the case's model)."""
+
+    name = "BatchNorm frozen, the rest as it was"
+
+    def judge(self, case: Case) -> str | None:
+        model, before = case.args[0], case.fresh()[0]
+        if not isinstance(model, nn.Module):
+            return None
+        for (name, was), (_, now) in zip(before.named_modules(), model.named_modules()):
+            what = f"the sub-module {name!r} ({type(now).__name__})" if name else "the model"
+            if isinstance(was, nn.modules.batchnorm._BatchNorm):
+                if now.training:
+                    return f"{what} is a BatchNorm layer and is still in training mode: put it in eval mode"
+            elif now.training != was.training:
+                mode = "training" if was.training else "eval"
+                return f"{what} is not a BatchNorm layer and was in {mode} mode: leave its flag as it was"
+        return None
