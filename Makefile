@@ -5,10 +5,12 @@
 #   make notebooks   regenerate exercises/ and execute stale notebooks (python -m torchcourse.authoring.build)
 #   make site   the course's site in site/ (Sphinx + myst-nb, offline, search); make pdf: the lessons as a PDF
 #   make bench  the benchmark beside the published figures, into results/ (BENCH_ARGS=--quick: small sizes)
+#   make bench-peers  K-Means and GA fitness beside Numba and JAX, installed into .peers/venv (not .venv):
+#               results/peers.md (PEERS_ARGS="--threads 1 --quick" etc.)
 #   make drift TORCH=2.15.0   the suite on another torch, in .drift/venv-<version>, version-tolerant:
 #               report in results/drift-<version>.md (CONTRIBUTING, "Other torch versions")
 #   TORCH_INDEX=cpu (any target that installs): torch from PyTorch's CPU wheel index, no CUDA libraries
-# Nothing is installed outside .venv (and .drift/); no kernel is registered globally.
+# Nothing is installed outside .venv (and .drift/, .peers/); no kernel is registered globally.
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -39,9 +41,16 @@ DRIFT_VENV := .drift/venv-$(TORCH)
 DRIFT_PY := $(DRIFT_VENV)/bin/python
 DRIFT_PIP_ARGS ?=
 
+# make bench-peers: the course's pins plus Numba and JAX (CPU) in a venv of their own, so that
+# make lab and make test never install them. Exact versions that work with numpy==2.4.6.
+PEERS_VENV := .peers/venv
+PEERS_PY := $(PEERS_VENV)/bin/python
+PEERS_PINS := numba==0.68.1 jax[cpu]==0.10.2
+PEERS_ARGS ?=
+
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: lab test lint notebooks check-notebooks install browser site bench drift clean help python-check
+.PHONY: lab test lint notebooks check-notebooks install browser site bench bench-peers drift clean help python-check
 
 # The suite, the build and the drift run hold every lesson's claims strictly: a statement its own
 # run does not support fails the cell (torchcourse.claims). `make lab` does not: a learner's
@@ -60,7 +69,7 @@ python-check:
 	exit 1; }
 
 help:
-	@sed -n "1,13p" Makefile
+	@sed -n "1,15p" Makefile
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -106,6 +115,17 @@ notebooks: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m torchcourse.bench $(BENCH_ARGS)
 
+$(PEERS_VENV)/.installed: requirements.txt pyproject.toml
+	@test -x $(PEERS_PY) || $(PYTHON) -m venv $(PEERS_VENV)
+	$(PEERS_PY) -m pip install --quiet --upgrade pip
+	$(if $(PIP_TORCH_ARGS),$(PEERS_PY) -m pip install --quiet torch==$(TORCH_PIN) $(PIP_TORCH_ARGS))
+	$(PEERS_PY) -m pip install --quiet -r requirements.txt $(PEERS_PINS)
+	$(PEERS_PY) -m pip install --quiet --no-deps -e .
+	@touch $@
+
+bench-peers: python-check $(PEERS_VENV)/.installed
+	$(PEERS_PY) -m torchcourse.bench.sidebyside --out results $(PEERS_ARGS)
+
 # The site (docs/site/conf.py; torchcourse/authoring/site.py stages it): sphinx-build -W, nothing
 # executed, nothing downloaded. SITE_ARGS: e.g. --only 00 02 (a quick preview), --out DIR.
 .PHONY: pdf
@@ -135,4 +155,4 @@ drift: python-check browser
 	$(DRIFT_PY) -m torchcourse.authoring.drift --out results/drift-$(TORCH).md -- $(PYTEST_ARGS) $(TEST_ARGS)
 
 clean:
-	rm -rf $(VENV) .drift .pytest_cache
+	rm -rf $(VENV) .drift .peers .pytest_cache

@@ -26,6 +26,13 @@ def test_outputs_are_written(report):
     assert len([line for line in md.splitlines() if line.startswith("| ")]) == len(data["rows"]) + 1
 
 
+def test_the_quick_run_imports_no_peer(report):
+    """The course's benchmark never loads Numba or JAX (make bench-peers does, in its own venv)."""
+    import sys
+
+    assert "numba" not in sys.modules and "jax" not in sys.modules
+
+
 def test_limits_and_machine_are_recorded(report):
     _, data = report
     lim = data["limits"]

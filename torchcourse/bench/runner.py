@@ -28,7 +28,7 @@ from typing import Any
 
 import torch
 
-from torchcourse.authoring.course import ROOT
+from torchcourse import ROOT
 from torchcourse.bench.rows import GROUPS, Row
 from torchcourse.bench.workloads import matmul
 from torchcourse.device import describe_device, pick_device
@@ -261,6 +261,13 @@ def run(quick: bool = False, out: Path | None = None, only: list[str] | None = N
         (out / "bench.md").write_text(markdown(report))
         chart(report, out / "bench.png")
         print(f"bench: {len(records)} rows in {report['seconds']:.0f} s -> {out}/bench.md, bench.json, bench.png")
+    from torchcourse.bench import sidebyside  # imports neither numba nor jax
+
+    print(
+        "bench: Numba and JAX are installed here: python -m torchcourse.bench.sidebyside runs them beside these"
+        if sidebyside.available()
+        else sidebyside.ABSENT
+    )
     return report
 
 

@@ -1,0 +1,114 @@
+"""The side-by-side benchmark (torchcourse.bench.sidebyside): without Numba and JAX it runs the
+course's rows and says how to add the peers; with them (make bench-peers), every peer variant
+agrees with NumPy. The course's rewrites of lesson 13's fitness functions agree with NumPy too."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from torchcourse.bench import sidebyside
+from torchcourse.bench.workloads import ga, kmeans
+
+
+def test_the_rewrites_of_the_fitness_functions_agree_with_numpy():
+    pts = ga.random_points(5_003, ga.BOX2, seed=4)
+    pts[::5, 0] = 1.0  # points on a constraint's boundary (x >= 1)
+    assert np.array_equal(ga.fitness2_best(ga.to_columns(pts)).numpy(), ga.fitness2_numpy(pts.numpy()))
+    pts3 = ga.random_points(5_003, ga.BOX3, seed=5)
+    out = torch.full((5_003,), -1.0, dtype=torch.float64)
+    got = ga.fitness3_best(ga.to_columns(pts3), out)
+    assert got is out
+    want = ga.fitness3_numpy(pts3.numpy())
+    assert np.array_equal(np.isinf(got.numpy()), np.isinf(want))
+    assert np.allclose(got.numpy(), want, rtol=1e-12)
+    with pytest.raises(ValueError, match="to_columns"):
+        ga.fitness2_best(pts)
+
+
+@pytest.mark.parametrize("genes", [2048, 12])
+def test_sum_best_equals_numpy_in_words_and_in_the_fallback(genes):
+    pop = ga.gene_population(301, genes=genes, seed=2)
+    pop[0] = 127  # the largest gene the word sum allows
+    pop[1] = 0
+    got = ga.sum_best(pop)
+    assert got.dtype == torch.int32
+    assert np.array_equal(got.numpy(), pop.numpy().sum(axis=1))
+    sliced = pop[:, :8]  # not contiguous: the fallback
+    assert np.array_equal(ga.sum_best(sliced).numpy(), sliced.numpy().sum(axis=1))
+
+
+def test_check_counts_what_differs():
+    want = np.array([1.0, np.inf, 3.0])
+    assert sidebyside.check("ga fitness 2", want * (1 + 1e-12), want)[0]
+    assert not sidebyside.check("ga fitness 2", np.array([1.0, 2.0, 3.0]), want)[0]
+    assert not sidebyside.check("ga fitness 2", want * (1 + 1e-6), want)[0]
+    assert sidebyside.check("ga fitness 1 (sum)", np.array([3, 4]), np.array([3, 4])) == (True, "exact")
+    assert not sidebyside.check("ga fitness 1 (sum)", np.array([3, 5]), np.array([3, 4]))[0]
+
+
+def test_without_the_peers_the_course_rows_run_and_the_how_to_line_is_printed(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(sidebyside, "available", lambda: False)
+    monkeypatch.setattr(sidebyside, "trig_rate", lambda threads: 1e8)
+    every = sidebyside.workloads  # the real fitness-2 group at quick size: NumPy and the course's best
+
+    def fitness2(quick, peers):
+        group, size, build = next(g for g in every(quick, peers) if g[0] == "ga fitness 2")
+        return [(group, size, lambda: [v for v in build() if v.how != "as written"])]
+
+    monkeypatch.setattr(sidebyside, "workloads", fitness2)
+    report = sidebyside.run(quick=True, out=tmp_path, threads=1, rounds=1)
+    assert sidebyside.ABSENT in capsys.readouterr().out
+    assert "make bench-peers" in sidebyside.ABSENT
+    assert not report["peers"] and "first_call" not in report and "installed_MB" not in report
+    assert {r["tool"] for r in report["rows"]} == {"NumPy", "torch"}
+    assert all(r["correct"] for r in report["rows"])
+    assert "peer" not in report["winners"]["ga fitness 2"]
+    assert "make bench-peers" in (tmp_path / "peers.md").read_text()
+    assert (tmp_path / "peers.png").stat().st_size > 5_000
+    if not sidebyside.available():
+        assert "numba" not in sys.modules and "jax" not in sys.modules
+
+
+needs_peers = pytest.mark.skipif(
+    not sidebyside.available(), reason="numba and jax are not installed (make bench-peers)"
+)
+
+
+@needs_peers
+def test_every_peer_variant_agrees_with_numpy():
+    from torchcourse.bench import peers
+
+    peers.configure(1)
+    nb, jx = peers.numba_kernels(), peers.jax_kernels()
+    X64, M64 = kmeans.make_blobs(20_001, seed=1)
+    X, M = X64.astype(np.float32), M64.astype(np.float32)
+    labels = kmeans.assign_numpy(X, M)
+    W, c = (a.numpy() for a in kmeans.linear_scores(torch.from_numpy(M)))
+    C = np.ascontiguousarray(X.T)
+    for got in (nb["kmeans_loop"](X, M), nb["kmeans_cols"](C, W, c, np.empty(len(X), np.int8))):
+        assert sidebyside.check("k-means", got, labels) == (True, "exact")
+    for got in (jx["kmeans_numpy"](X, M), jx["kmeans_cols"](C, W, c)):
+        assert sidebyside.check("k-means", got, labels)[0]
+    pop = ga.gene_population(257, seed=3).numpy()
+    sums = pop.sum(axis=1)
+    for got in (
+        nb["sum_loop"](pop),
+        nb["sum_narrow"](pop, np.empty(257, np.int32)),
+        jx["sum_numpy"](pop),
+        jx["sum_narrow"](pop),
+    ):
+        assert sidebyside.check("ga fitness 1 (sum)", got, sums) == (True, "exact")
+    for k, box in ((2, ga.BOX2), (3, ga.BOX3)):
+        P = ga.random_points(10_007, box, seed=k).numpy()
+        want, Ck = getattr(ga, f"fitness{k}_numpy")(P), np.ascontiguousarray(P.T)
+        for got in (
+            nb[f"fitness{k}_loop"](P),
+            nb[f"fitness{k}_cols"](Ck, np.empty(len(P))),
+            jx[f"fitness{k}_numpy"](P),
+            jx[f"fitness{k}_cols"](Ck),
+        ):
+            assert sidebyside.check(f"ga fitness {k}", got, want)[0]

@@ -1,0 +1,355 @@
+"""The course's variants beside Numba and JAX: ``python -m torchcourse.bench.sidebyside`` (``make bench-peers``).
+
+    python -m torchcourse.bench.sidebyside --out DIR [--quick] [--threads N] [--no-first-call]
+
+For K-Means assignment and GA fitness 1, 2 and 3: NumPy, ``torch.compile`` of the NumPy code,
+the course's best rewrite, and each peer two ways (:mod:`torchcourse.bench.peers`), on the same
+data in one process with one thread count for every tool. Each variant's first call is timed
+and its result checked against NumPy's (labels and sums exactly; costs with ``allclose``,
+``rtol=1e-9``, and the same infeasible points); then the variants take turns, round after
+round, and each keeps its minimum and median. Rows carry the bytes read and written, the
+matching limit measured in the same run (``timing.Limits.for_traffic``; for fitness 3 the
+measured rate of its ``sin`` and ``cos`` where that is the slower bound) and x NumPy. The
+first call is also timed in fresh processes, with an empty and with a warm cache
+(:mod:`torchcourse.bench.firstcall`). Without numba and jax it runs the course's rows and says
+how to add the peers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import platform
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+from torchcourse.bench.runner import machine
+from torchcourse.bench.workloads import ga, kmeans
+from torchcourse.timing import Limits, format_seconds
+
+ABSENT = (
+    "bench: the Numba and JAX rows are left out (numba and jax are not installed in this environment); "
+    "`make bench-peers` installs them into .peers/venv, apart from .venv, and runs them beside the course's variants"
+)
+
+
+def available() -> bool:
+    """Whether numba and jax can be imported here (found, not imported: nothing is loaded)."""
+    return all(importlib.util.find_spec(m) is not None for m in ("numba", "jax"))
+
+
+@dataclass
+class Variant:
+    name: str
+    tool: str  # "NumPy", "torch", "Numba", "JAX"
+    how: str  # "baseline", "as written", "course's rewrite"
+    run: Callable[[], Any]
+    bytes_read: int
+
+
+def _np(x: Any) -> np.ndarray:
+    if isinstance(x, torch.Tensor):
+        return x.numpy()
+    return np.asarray(x)
+
+
+def check(group: str, got: Any, want: np.ndarray) -> tuple[bool, str]:
+    """Labels and sums: exactly (K-Means may differ on points within rounding of the boundary:
+    counted, at most one in a million); costs: allclose(rtol=1e-9) and the same infeasible points."""
+    got = _np(got)
+    if got.shape != want.shape:
+        return False, f"shape {got.shape}, NumPy {want.shape}"
+    if group.startswith("k-means") or group.startswith("ga fitness 1"):
+        differ = int(np.count_nonzero(got.astype(np.int64) != want.astype(np.int64)))
+        ok = differ == 0 or (group.startswith("k-means") and differ <= len(want) * 1e-6)
+        return ok, "exact" if differ == 0 else f"{differ} of {len(want):,} labels differ"
+    inf_got, inf_want = np.isinf(got), np.isinf(want)
+    masks = int(np.count_nonzero(inf_got != inf_want))
+    both = ~inf_got & ~inf_want
+    rel = float(np.max(np.abs(got[both] - want[both]) / np.maximum(np.abs(want[both]), 1e-300))) if both.any() else 0.0
+    ok = masks == 0 and bool(np.allclose(got[both], want[both], rtol=1e-9, atol=0))
+    return ok, f"allclose (max rel. error {rel:.0e})" + (f"; {masks} feasibility flags differ" if masks else "")
+
+
+def workloads(quick: bool, peers: bool) -> list[tuple[str, str, Callable[[], list[Variant]]]]:
+    """(group, size, builder) for each workload; a builder makes the data and the variants."""
+    # Full sizes: every input larger than the CI machine's 32 MiB L3 (80, 200, 96 MB), small enough
+    # that the slowest variants (NumPy, JAX's int8 sum) finish their rounds in minutes.
+    n_km = 200_000 if quick else 10_000_000
+    n_ga1 = 9_000 if quick else 200_000
+    n_pts = 100_000 if quick else 4_000_000
+    if peers:
+        from torchcourse.bench import peers as p
+
+        nb, jx = p.numba_kernels(), p.jax_kernels()
+        import jax
+
+    def km() -> list[Variant]:
+        X64, means64 = kmeans.make_blobs(n_km)
+        X, M = X64.astype(np.float32), means64.astype(np.float32)
+        del X64
+        T, TM = torch.from_numpy(X), torch.from_numpy(M)
+        C = kmeans.to_columns(T)
+        out = torch.empty(n_km, dtype=torch.int8)
+        c_np, rd = kmeans.compiled_numpy(), X.nbytes
+        vs = [
+            Variant("NumPy float32", "NumPy", "baseline", lambda: kmeans.assign_numpy(X, M), rd),
+            Variant("torch.compile of the NumPy code", "torch", "as written", lambda: c_np(X, M), rd),
+            Variant(
+                "course's best (assign_best, columns)",
+                "torch",
+                "course's rewrite",
+                lambda: kmeans.assign_best(C, TM, out),
+                rd,
+            ),
+        ]
+        if peers:
+            W, c = (a.numpy() for a in kmeans.linear_scores(TM))
+            Cn, o8 = C.numpy(), np.empty(n_km, np.int8)
+            jX, jM, jC, jW, jc = (jax.device_put(a) for a in (X, M, Cn, W, c))
+            vs += [
+                Variant("Numba loop (njit parallel)", "Numba", "as written", lambda: nb["kmeans_loop"](X, M), rd),
+                Variant(
+                    "Numba, course's rewrite", "Numba", "course's rewrite", lambda: nb["kmeans_cols"](Cn, W, c, o8), rd
+                ),
+                Variant(
+                    "JAX jit of the NumPy code", "JAX", "as written", lambda: p.ready(jx["kmeans_numpy"](jX, jM)), rd
+                ),
+                Variant(
+                    "JAX, course's rewrite",
+                    "JAX",
+                    "course's rewrite",
+                    lambda: p.ready(jx["kmeans_cols"](jC, jW, jc)),
+                    rd,
+                ),
+            ]
+        return vs
+
+    def ga1() -> list[Variant]:
+        pop = ga.gene_population(n_ga1)
+        P, rd, out = pop.numpy(), pop.numel(), torch.empty(n_ga1, dtype=torch.int32)
+        vs = [
+            Variant("NumPy sum(axis=1)", "NumPy", "baseline", lambda: ga.sum_numpy(P), rd),
+            Variant("torch compiled, dtype=int32", "torch", "as written", lambda: ga.sum_torch_compiled(pop), rd),
+            Variant(
+                "course's best (sum_best, int64 words)", "torch", "course's rewrite", lambda: ga.sum_best(pop, out), rd
+            ),
+        ]
+        if peers:
+            o32, jP = np.empty(n_ga1, np.int32), jax.device_put(P)
+            vs += [
+                Variant("Numba loop (njit parallel)", "Numba", "as written", lambda: nb["sum_loop"](P), rd),
+                Variant("Numba, int32 out reused", "Numba", "course's rewrite", lambda: nb["sum_narrow"](P, o32), rd),
+                Variant("JAX jit of the NumPy code", "JAX", "as written", lambda: p.ready(jx["sum_numpy"](jP)), rd),
+                Variant("JAX, int32 sum", "JAX", "course's rewrite", lambda: p.ready(jx["sum_narrow"](jP)), rd),
+            ]
+        return vs
+
+    def fitness(k: int) -> Callable[[], list[Variant]]:
+        def build() -> list[Variant]:
+            pts = ga.random_points(n_pts, ga.BOX2 if k == 2 else ga.BOX3)
+            P, C = pts.numpy(), ga.to_columns(pts)
+            out, rd = torch.empty(n_pts, dtype=torch.float64), P.nbytes
+            np_fn = getattr(ga, f"fitness{k}_numpy")
+            c_np, c_t, best = (getattr(ga, f"fitness{k}_{s}") for s in ("numpy_compiled", "torch_compiled", "best"))
+            vs = [
+                Variant("NumPy", "NumPy", "baseline", lambda: np_fn(P), rd),
+                Variant("torch.compile of the NumPy code", "torch", "as written", lambda: c_np(P), rd),
+                Variant("compiled torch (rows)", "torch", "as written", lambda: c_t(pts), rd),
+                Variant(
+                    f"course's best (fitness{k}_best, columns)", "torch", "course's rewrite", lambda: best(C, out), rd
+                ),
+            ]
+            if peers:
+                Cn, o = C.numpy(), np.empty(n_pts)
+                jP, jC = jax.device_put(P), jax.device_put(Cn)
+                loop, cols = nb[f"fitness{k}_loop"], nb[f"fitness{k}_cols"]
+                jn, jc = jx[f"fitness{k}_numpy"], jx[f"fitness{k}_cols"]
+                vs += [
+                    Variant("Numba loop (njit parallel)", "Numba", "as written", lambda: loop(P), rd),
+                    Variant("Numba, course's rewrite", "Numba", "course's rewrite", lambda: cols(Cn, o), rd),
+                    Variant("JAX jit of the NumPy code", "JAX", "as written", lambda: p.ready(jn(jP)), rd),
+                    Variant("JAX, course's rewrite (columns)", "JAX", "course's rewrite", lambda: p.ready(jc(jC)), rd),
+                ]
+            return vs
+
+        return build
+
+    return [
+        ("k-means", f"{n_km:,} points, float32", km),
+        ("ga fitness 1 (sum)", f"{n_ga1:,} x {ga.GENES} int8", ga1),
+        ("ga fitness 2", f"{n_pts:,} points, float64", fitness(2)),
+        ("ga fitness 3", f"{n_pts:,} points, float64", fitness(3)),
+    ]
+
+
+def trig_rate(threads: int, n: int = 16_384, repeat: int = 200) -> float:
+    """Points a second at which a compiled torch loop evaluates ``sin x`` and ``cos y`` on float64
+    columns small enough to stay in the L2 cache: fitness 3's compute limit (its two
+    transcendental calls a point; ``cos y`` serves both the cost and a constraint)."""
+    x, y = torch.rand(n, dtype=torch.float64) * 4 - 1, torch.rand(n, dtype=torch.float64) * 4 - 1
+    o = torch.empty(n, dtype=torch.float64)
+    k = torch.compile(lambda x, y, o: o.copy_(torch.sin(x) + torch.cos(y)))
+    k(x, y, o)
+    best = math.inf
+    for _ in range(7):
+        t = time.perf_counter()
+        for _ in range(repeat):
+            k(x, y, o)
+        best = min(best, (time.perf_counter() - t) / repeat)
+    return n / best
+
+
+def run(
+    quick: bool, out: Path | None, threads: int | None = None, rounds: int | None = None, first_call: bool = True
+) -> dict[str, Any]:
+    threads = threads or torch.get_num_threads()
+    torch.set_num_threads(threads)
+    peers = available()
+    tools: dict[str, str] = {"torch": f"{torch.__version__}, {threads} thread(s)", "numpy": np.__version__}
+    if peers:
+        from torchcourse.bench import peers as p
+
+        tools.update(p.configure(threads))
+    else:
+        print(ABSENT, flush=True)
+    rounds = rounds or (3 if quick else 9)
+    # The limits are kernels too (a sum, a fill, a copy: timing.read_bandwidth and its siblings);
+    # they take their turns in every round beside the variants, so they see the same load.
+    nbytes = 64 * 2**20 if quick else 256 * 2**20
+    src, dst = torch.ones(nbytes // 4), torch.zeros(nbytes // 4)
+    limit_kernels = {"read": src.sum, "write": lambda: dst.fill_(1.0), "copy": lambda: dst.copy_(src)}
+    limit_bytes = {"read": nbytes, "write": nbytes, "copy": 2 * nbytes}
+    trig = trig_rate(threads)
+    rows: list[dict[str, Any]] = []
+    limits_per_group: dict[str, dict[str, float]] = {}
+    for group, size, build in workloads(quick, peers):
+        variants = build()
+        first, results = [], []
+        for v in variants:
+            t = time.perf_counter()
+            results.append(v.run())
+            first.append(time.perf_counter() - t)
+        want = _np(results[0])
+        checks = [check(group, r, want) for r in results]
+        written = [_np(r).nbytes for r in results]
+        del results
+        timed = {v.name: v.run for v in variants} | {f"limit: {k}": f for k, f in limit_kernels.items()}
+        times: dict[str, list[float]] = {k: [] for k in timed}
+        for _ in range(rounds):
+            for k, f in timed.items():
+                t = time.perf_counter()
+                f()
+                times[k].append(time.perf_counter() - t)
+        g_lim = {f"{k}_GBps": limit_bytes[k] / min(times[f"limit: {k}"]) / 1e9 for k in limit_kernels}
+        g_lim["trig_points_per_s"] = trig = max(trig, trig_rate(threads)) if group == "ga fitness 3" else trig
+        limits_per_group[group] = g_lim
+        mem = Limits(g_lim["read_GBps"], g_lim["write_GBps"], g_lim["copy_GBps"])
+        base = min(times[variants[0].name])
+        for v, f, (ok, how), w in zip(variants, first, checks, written):
+            t_min = min(times[v.name])
+            r = {
+                "group": group,
+                "variant": v.name,
+                "tool": v.tool,
+                "how": v.how,
+                "size": size,
+                "min_s": t_min,
+                "median_s": statistics.median(times[v.name]),
+                "first_call_s": f,
+                "x_numpy": base / t_min,
+                "bytes_read": v.bytes_read,
+                "bytes_written": w,
+                "correct": ok,
+                "check": how,
+            }
+            limit, gbps = mem.for_traffic(v.bytes_read, w)
+            bound, r["limit"] = (v.bytes_read + w) / (gbps * 1e9), limit
+            if group == "ga fitness 3" and len(want) / g_lim["trig_points_per_s"] > bound:
+                bound, r["limit"] = len(want) / g_lim["trig_points_per_s"], "compute (sin, cos)"
+            r["GBps"], r["pct_of_limit"] = (v.bytes_read + w) / t_min / 1e9, 100 * bound / t_min
+            rows.append(r)
+            print(
+                f"{group:<20} {v.name:<42} {format_seconds(t_min):>9}  x{r['x_numpy']:<7.1f} "
+                f"{r['pct_of_limit']:5.0f}% of {r['limit']:<8} {how}",
+                flush=True,
+            )
+        print("  limits in these rounds: " + ", ".join(f"{k} {v:.3g}" for k, v in g_lim.items()), flush=True)
+        del variants
+    lim = {k: max(g[k] for g in limits_per_group.values()) for k in next(iter(limits_per_group.values()))}
+    report: dict[str, Any] = {
+        "quick": quick,
+        "threads": threads,
+        "rounds": rounds,
+        "machine": machine(),
+        "tools": tools,
+        "limits": lim,
+        "limits_per_group": limits_per_group,
+        "rows": rows,
+        "peers": peers,
+    }
+    if peers:
+        report["versions"] = p.versions()
+        report["installed_MB"] = p.installed_mb()
+        if first_call:
+            from torchcourse.bench import firstcall
+
+            report["first_call"] = firstcall.measure_all(threads)
+    report["winners"] = winners(rows)
+    if out is not None:
+        write(report, out)
+    return report
+
+
+def winners(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per workload: the fastest of the course's variants and the fastest peer, and whether the
+    course's is ahead and at >= 60% of its limit."""
+    found: dict[str, dict[str, Any]] = {}
+    for g in dict.fromkeys(r["group"] for r in rows):
+        mine = [r for r in rows if r["group"] == g and r["tool"] == "torch"]
+        peer = [r for r in rows if r["group"] == g and r["tool"] in ("Numba", "JAX")]
+        best = min(mine, key=lambda r: r["min_s"])
+        w = {"course": best["variant"], "course_s": best["min_s"], "pct_of_limit": best["pct_of_limit"]}
+        if peer:
+            bp = min(peer, key=lambda r: r["min_s"])
+            w.update(peer=f"{bp['tool']}: {bp['variant']}", peer_s=bp["min_s"], ahead=best["min_s"] < bp["min_s"])
+        found[g] = w
+    return found
+
+
+def write(report: dict[str, Any], out: Path, stem: str = "peers") -> None:
+    from torchcourse.bench.sidebyside_report import chart, markdown
+
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{stem}.json").write_text(json.dumps(report, indent=1))
+    (out / f"{stem}.md").write_text(markdown(report))
+    chart(report, out / f"{stem}.png")
+    print(f"bench: {len(report['rows'])} rows -> {out}/{stem}.md, {stem}.json, {stem}.png")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small sizes")
+    parser.add_argument("--out", type=Path, default=None, help="folder for peers.md, peers.json, peers.png")
+    parser.add_argument("--threads", type=int, default=None, help="threads for every tool (default: torch's)")
+    parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 9, quick 3)")
+    parser.add_argument("--no-first-call", action="store_true", help="skip the fresh-process first-call runs")
+    args = parser.parse_args(argv)
+    report = run(args.quick, args.out, args.threads, args.rounds, not args.no_first_call)
+    wrong = [f"{r['group']}: {r['variant']}" for r in report["rows"] if not r["correct"]]
+    if wrong:
+        print("bench: results differ from NumPy's:", ", ".join(wrong))
+    print(f"(python {platform.python_version()})")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,110 @@
+"""The side-by-side benchmark's Markdown table and chart (:mod:`torchcourse.bench.sidebyside`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from torchcourse.timing import format_seconds
+
+COLOURS = {"NumPy": "0.6", "torch": "C1", "Numba": "C0", "JAX": "C2"}
+
+
+def markdown(report: dict[str, Any]) -> str:
+    m, lim = report["machine"], report["limits"]
+    lines = [
+        f"# The course's variants beside Numba and JAX ({'quick sizes' if report['quick'] else 'full sizes'})",
+        "",
+        f"Machine: {m['cpu']}, {m['cores']} cores; every tool on {report['threads']} thread(s); "
+        f"{report['rounds']} interleaved rounds, minimum and median.",
+        "Tools: " + "; ".join(f"{k} {v}" for k, v in report["tools"].items()) + ".",
+        f"Limits measured in the same run, {report['threads']} thread(s): read {lim['read_GBps']:.1f} GB/s, "
+        f"write {lim['write_GBps']:.1f} GB/s, copy {lim['copy_GBps']:.1f} GB/s (read + write); "
+        f"sin + cos of float64 (compiled, in cache) {lim['trig_points_per_s'] / 1e6:.0f} M points/s.",
+    ]
+    if "installed_MB" in report:
+        lines.append(
+            "Installed size: "
+            + "; ".join(
+                f"{peer} {sum(d.values()):.0f} MB ({', '.join(f'{k} {v:.0f}' for k, v in d.items())})"
+                for peer, d in report["installed_MB"].items()
+            )
+            + "."
+        )
+    else:
+        lines.append("Numba and JAX were not installed: `make bench-peers` adds them.")
+    lines += [
+        "",
+        "| workload | tool | variant | how | min | median | x NumPy | MB read / written | % of the matching limit | "
+        "first call | same as NumPy |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in report["rows"]:
+        lines.append(
+            f"| {r['group']} | {r['tool']} | {r['variant']} | {r['how']} | {format_seconds(r['min_s'])} | "
+            f"{format_seconds(r['median_s'])} | {r['x_numpy']:.1f} | "
+            f"{r['bytes_read'] / 1e6:,.0f} / {r['bytes_written'] / 1e6:,.0f} | "
+            f"{r['pct_of_limit']:.0f}% of {r['limit']} | {format_seconds(r['first_call_s'])} | "
+            f"{'yes' if r['correct'] else '**NO**'}: {r['check']} |"
+        )
+    lines += ["", "## Fastest of the course's variants against the fastest peer", ""]
+    lines += [
+        "| workload | course's fastest | peer's fastest | course ahead | course's % of limit |",
+        "|---|---|---|---|---|",
+    ]
+    for g, w in report["winners"].items():
+        peer = f"{w['peer']} ({format_seconds(w['peer_s'])})" if "peer" in w else "(peers not installed)"
+        ahead = {True: "yes", False: "**no**", None: ""}[w.get("ahead")]
+        lines.append(
+            f"| {g} | {w['course']} ({format_seconds(w['course_s'])}) | {peer} | {ahead} | {w['pct_of_limit']:.0f}% |"
+        )
+    if "first_call" in report:
+        lines += ["", "## The first call, in a fresh process", ""]
+        kernels = [k for k in next(iter(report["first_call"].values()))["cold"] if k != "import_s"]
+        lines += [
+            "| tool | cache | import and start | " + " | ".join(kernels) + " |",
+            "|---|---|---|" + "---|" * len(kernels),
+        ]
+        for tool, states in report["first_call"].items():
+            for state, d in states.items():
+                lines.append(
+                    f"| {tool} | {state} | {d['import_s']:.2f} s | "
+                    + " | ".join(f"{d[k]:.2f} s" for k in kernels)
+                    + " |"
+                )
+    lines += [
+        "",
+        "x NumPy: NumPy's minimum over this row's, same data, same run. MB read / written: the input's bytes and "
+        "the result's (each variant's own output dtype). % of the matching limit: the least time that traffic "
+        "takes at the measured read, write or copy bandwidth (timing.Limits.for_traffic), or for fitness 3, "
+        "where it is longer, the time the measured sin + cos rate takes, over the row's time. "
+        "First call: the first call's time in this process (compiles for torch, Numba and JAX; JAX and torch "
+        "compile per shape, Numba per type). The first-call table: fresh processes, 'cold' with an empty cache "
+        "folder, 'warm' with the folder the cold process filled; the first kernel also pays the compiler's own start.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def chart(report: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = list(dict.fromkeys(r["group"] for r in report["rows"]))
+    fig, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups), 4.2), squeeze=False)
+    for ax, g in zip(axes[0], groups):
+        rows = [r for r in report["rows"] if r["group"] == g]
+        ax.barh([r["variant"] for r in rows], [r["x_numpy"] for r in rows], color=[COLOURS[r["tool"]] for r in rows])
+        ax.set_xscale("log")
+        ax.invert_yaxis()
+        ax.set_title(g, fontsize=10)
+        ax.tick_params(axis="y", labelsize=7)
+        ax.set_xlabel("x NumPy (log)")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in COLOURS.values()]
+    fig.legend(handles, list(COLOURS), loc="lower center", ncol=4, fontsize=8)
+    m = report["machine"]
+    fig.suptitle(f"{m['cpu']}, {report['threads']} thread(s) for every tool", fontsize=10)
+    fig.tight_layout(rect=(0, 0.06, 1, 0.95))
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
