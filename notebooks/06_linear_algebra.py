@@ -397,7 +397,7 @@ print("L @ L.T == S, and both Cholesky solves agree with solve: checked by asser
 # `assert_close` (module 04) raises when two results differ by more than their dtype's
 # tolerances, so the line above prints only when all three comparisons passed.
 #
-# `cholesky` is also the cheapest **test** of positive-definiteness: it fails on a matrix that is not.
+# `cholesky` is also a **test** of positive-definiteness: it fails on a matrix that is not.
 # `torch.linalg.cholesky_ex` returns the factor and an `info` code instead of raising: 0 means
 # success, k > 0 that the leading k×k block is not positive-definite. It reads only the lower
 # triangle and does not check symmetry, so make sure your matrix is symmetric:
