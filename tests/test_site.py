@@ -155,6 +155,8 @@ def test_pages_show_the_stored_outputs_without_the_setup_cell(built):
     text = re.sub(r"<[^>]+>", "", page)
     assert "The course can run here: True" in text and "Module 00 of" in text
     assert "✓ 00.1 A column of numbers" in _html(built, "solutions/00_start_here.html")
+    assert "<title>00 · Start here: worked solutions" in _html(built, "solutions/00_start_here.html")
+    assert "<title>00 · Start here: exercises" in _html(built, "exercises/00_start_here.html")
     for folder in FOLDERS:
         assert colab.LOCAL_MESSAGE not in _html(built, f"{folder}/00_start_here.html"), "the setup cell is for running"
 
@@ -306,6 +308,8 @@ def test_a_worked_answer_unfolds_in_chromium(built, served, with_repository):
             assert page.locator("text=✓ 02.1").first.is_visible(), "the check's line is folded too"
             page.locator("details.hide summary").first.click()
             assert answer.is_visible() and "BEGIN SOLUTION" in answer.inner_text()
+            answer.scroll_into_view_if_needed()
+            page.wait_for_timeout(500)  # the unfolding's animation
             page.screenshot(path=str(SHOTS / "site_solution_unfolded.png"))
 
             page.goto((with_repository / "notebooks" / "00_start_here.html").as_uri())

@@ -12,7 +12,8 @@ site differs from the notebooks, in copies only:
 
 * the setup cell (tag ``course-setup``) is removed: it prepares a kernel, which a page of
   stored outputs does not have;
-* in solutions, each cell holding a worked answer (``### BEGIN SOLUTION``) is folded: its code
+* in solutions, the title says "worked solutions" (the notebook's says "exercises"), and each
+  cell holding a worked answer (``### BEGIN SOLUTION``) is folded: its code
   is behind a "Show the worked answer" toggle, its check's line stays in view;
 * links to ``README.md`` point at the contents page, generated here from the module table
   (:mod:`torchcourse.authoring.course`), so README and site list the same modules.
@@ -73,6 +74,8 @@ def stage_notebook(path: Path, folder: str) -> str:
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         if cell["cell_type"] == "markdown":
             cell["source"] = rewrite_links(source, 1)
+            if folder == "solutions":  # the sidebar and search tell the two pages of a module apart
+                cell["source"] = re.sub(r"^(# .*): exercises$", r"\1: worked solutions", cell["source"], flags=re.M)
         elif colab.TAG in _tags(cell):
             _tags(cell).append("remove-cell")
         elif folder == "solutions" and ANSWER in source:
