@@ -789,9 +789,14 @@ print("peak:", peak_bytes(events), "bytes")
 # %% [markdown]
 # Read the events: 2048 bytes for the column norms, 524288 for the normalised weights, −2048
 # when the norms die, then 2048 for the batch `x` (2 × 256 × 4 bytes), 4096 each for `x @ w`
-# and its `relu()` (2 × 512 × 4), −4096 when `x @ w` dies, and so on. Because every tensor in the step either keeps its size or grows
-# with the batch, the peak is a straight line in `n`: **peak = fixed + per_sample · n**. Two
-# small measurements give both numbers, and the line predicts any other batch:
+# and its `relu()` (2 × 512 × 4), −4096 when `x @ w` dies, and so on. The peak is the moment
+# when the weights, `x`, `x @ w` and its `relu()` are all alive: a fixed part plus a part that
+# grows with the batch, and the same moment for every batch size. So the peak is a straight
+# line in `n`, **peak = fixed + per_sample · n**, and two small measurements give both
+# numbers. (In a step whose largest moment changes with `n`, say a large fixed temporary
+# early and large activations later, the peak is the larger of two lines: measure near the
+# size you will use, and check the answer by measuring it.) Here the line predicts other
+# batches exactly:
 
 
 # %%
@@ -863,10 +868,10 @@ plt.show()
 # `torch.OutOfMemoryError` (also reachable as `torch.cuda.OutOfMemoryError`), a subclass of
 # `RuntimeError`, whose message says how much it tried to allocate, the device's total
 # capacity and how much of it is free, and how much of the memory PyTorch holds is allocated
-# and how much is reserved but unallocated (fragmentation; the message then suggests
-# `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`). On the CPU, the allocator raises a
-# plain `RuntimeError`: asking for 4 EiB (2⁶² bytes, more than any machine can address)
-# fails at once, without touching memory:
+# and how much is reserved but unallocated, with advice for when that last part is large
+# (fragmentation): the allocator option `expandable_segments:True`. On the CPU, the
+# allocator raises a plain `RuntimeError`: asking for 4 EiB (2⁶² bytes, more than any
+# machine can address) fails at once, without touching memory:
 
 # %% tags=["raises-exception", "version-specific"]
 torch.empty(2**62, dtype=torch.uint8)

@@ -317,7 +317,8 @@ def _():
     with pytest.raises(torch.OutOfMemoryError) as caught:
         torch.empty(2**50, dtype=torch.uint8, device="cuda")
     text = str(caught.value)
-    for part in ("Tried to allocate", "total capacity", "free", "allocated by PyTorch", "reserved by PyTorch"):
+    parts = ("Tried to allocate", "total capacity", "free", "allocated by PyTorch", "reserved by PyTorch")
+    for part in parts + ("expandable_segments:True",):
         assert part in text, part
 
 
