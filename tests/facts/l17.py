@@ -207,3 +207,17 @@ def _():
     params = inspect.signature(torch._inductor.aoti_compile_and_package).parameters
     assert "package_path" in params and params["package_path"].kind is inspect.Parameter.KEYWORD_ONLY
     assert list(inspect.signature(torch._inductor.aoti_load_package).parameters)[0] == "path"
+
+
+@fact(
+    "17",
+    "headers-shared",
+    "inductor keeps its precompiled C++ headers under the default cache directory, whatever "
+    "`TORCHINDUCTOR_CACHE_DIR` says",
+)
+def _():
+    from torch._inductor import codecache
+    from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+
+    assert codecache._HEADER_DIR == os.path.join(default_cache_dir(), "precompiled_headers")
+    assert "default_cache_dir()" in inspect.getsource(codecache).split("_HEADER_DIR =")[1].splitlines()[0]
