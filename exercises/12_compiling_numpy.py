@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 12 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/12_compiling_numpy.ipynb) · previous: [11 · Graph breaks](11_graph_breaks.ipynb) · next: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb)
+# *Module 12 of 00–17 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/12_compiling_numpy.ipynb) · previous: [11 · Graph breaks](11_graph_breaks.ipynb) · next: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -58,7 +58,7 @@ _ = check_torch()
 #
 # Write each answer in place of `raise NotImplementedError`, run the cell, and read the
 # check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("12.3")` shows the
-# next hint. Each exercise stands alone. The checks use small inputs, and 12.7 and 12.8 compile
+# next hint. Each exercise stands alone. The checks use small inputs, and 12.7 to 12.10 compile
 # with backends that generate no code, so they run in seconds; the lesson shows the same
 # functions compiled and timed at scale.
 
@@ -246,6 +246,46 @@ def on_tensors(np_fn, backend):
 
 
 check("12.8", on_tensors)
+
+
+# %% [markdown]
+# ### 12.9 · Bins in one graph
+#
+# `np.digitize(x, edges)` returns, for each value `v` of `x` and increasing `edges`, the index
+# `i` with `edges[i-1] <= v < edges[i]`: 0 below the first edge, `len(edges)` at or above the
+# last. `torch._numpy` has no `digitize`, so a compiled function that calls it breaks the graph.
+# Write `bin_index(x, edges)`, a NumPy function that returns the same int64 array as
+# `np.digitize(x, edges)` for a float array `x` of any shape and a 1-D increasing `edges`, and
+# that `torch.compile` turns into **one graph with no graph break**, with NumPy's values when
+# compiled too. The check compiles it with a backend that counts graphs.
+
+
+# %%
+def bin_index(x, edges):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("12.9", bin_index)
+
+
+# %% [markdown]
+# ### 12.10 · The same random numbers every time
+#
+# `fn` is a NumPy function compiled with `torch.compile`; inside, it adds random numbers drawn
+# with `np.random` to `x` (like the lesson's `jitter`). Write `seeded_call(fn, x, seed)` that
+# calls `fn(x)` **once** and returns what it returned, such that the same `seed` gives the same
+# numbers every time, whatever random numbers NumPy or torch drew before, and different seeds
+# give different numbers.
+
+
+# %%
+def seeded_call(fn, x, seed):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("12.10", seeded_call)
 
 
 # %% [markdown] tags=["course-nav"]

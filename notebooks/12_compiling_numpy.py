@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 12 of 00–16 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/12_compiling_numpy.ipynb) · previous: [11 · Graph breaks](11_graph_breaks.ipynb) · next: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb)
+# *Module 12 of 00–17 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/12_compiling_numpy.ipynb) · previous: [11 · Graph breaks](11_graph_breaks.ipynb) · next: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -62,8 +62,9 @@ _ = check_torch()
 # **Objectives.** After this notebook you can:
 # 1. compile a NumPy function, check it returns the same answer, and read the code generated
 #    for it (`TORCH_LOGS=output_code`);
-# 2. predict how dtypes and NumPy scalars behave under compile (NEP 50, 0-d arrays,
-#    `numpy_default_float`) and where they differ from NumPy;
+# 2. predict how dtypes, NumPy scalars and `np.random` behave under compile (NEP 50, 0-d arrays,
+#    `numpy_default_float`, torch's random generator) and where they differ from NumPy, and
+#    rewrite the NumPy calls that break the graph;
 # 3. keep data on the device with a tensor-in, tensor-out function (`torch.compiler.wrap_numpy`);
 # 4. compile a loop body rather than a loop;
 # 5. compute achieved GB/s, set it beside the memory limit that matches the kernel's traffic
@@ -73,7 +74,7 @@ _ = check_torch()
 # **Prerequisites.** [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb),
 # [04 · Dtypes](04_dtypes.ipynb) (promotion), [11 · Graph breaks](11_graph_breaks.ipynb).
 #
-# **Time.** 35 min teaching, 35 min exercises.
+# **Time.** 45 min teaching, 50 min exercises.
 
 # %%
 import os
@@ -92,7 +93,7 @@ from torch._dynamo.utils import counters
 
 from torchcourse import claim, gpu_skip_message, pick_device
 from torchcourse.bench.workloads import kmeans as km
-from torchcourse.compiletools import captured_logs, compile_counter, reset
+from torchcourse.compiletools import captured_logs, compile_counter, compile_stats, reset
 from torchcourse.timing import format_seconds, interleaved, measure, memory_limits, time_once
 
 # %% [markdown]
@@ -350,6 +351,177 @@ claim(
     differs["np.arange(3) / 2"] == (np.float64, np.float32)
     and differs["np.sqrt(int8 array)"] == (np.float16, np.float64),
     "integer division and the square root of int8 give other float dtypes compiled than in NumPy",
+)
+
+# %% [markdown]
+# ## `np.random` under compile: torch's generator
+#
+# Compiled, `np.random.rand` is not NumPy's function but PyTorch's version of it in
+# `torch._numpy.random`: it fills a tensor from **torch's** random generator, and
+# `np.random.seed(s)` there calls `torch.manual_seed(s)`. NumPy's own generator is never read.
+# The same seed therefore gives other numbers than NumPy. The `eager` backend runs the traced
+# torch operations as they are, so its numbers are those of `torch.rand` after
+# `torch.manual_seed(0)`:
+
+
+# %%
+def draw(n):
+    np.random.seed(0)
+    return np.random.rand(n)
+
+
+numpy_draw = draw(3)
+compiled_draw = torch.compile(draw, backend="eager")(3)
+torch.manual_seed(0)
+torch_draw = torch.rand(3, dtype=torch.float64).numpy()
+print(f"{'NumPy:':39}", np.round(numpy_draw, 4))
+print(f"{'compiled:':39}", np.round(compiled_draw, 4))
+print(f"{'torch.manual_seed(0), then torch.rand:':39}", np.round(torch_draw, 4))
+claim(
+    not np.allclose(numpy_draw, compiled_draw) and np.array_equal(compiled_draw, torch_draw),
+    "with the same seed, the compiled function drew torch's numbers, not NumPy's",
+)
+
+# %% [markdown]
+# With the default backend the numbers can differ again: for `np.random.randn` inductor
+# generates its own random-number code, seeded from torch's generator on every call. What holds
+# for every backend: to make compiled NumPy code reproducible, seed **torch** before the call.
+# `np.random.seed` outside the compiled function seeds only NumPy's generator, which the
+# compiled code never reads:
+
+
+# %%
+def jitter(x):
+    return x + 0.1 * np.random.randn(*x.shape)
+
+
+jitter_compiled = torch.compile(jitter)  # inductor: one real compile
+zeros4 = np.zeros(4)
+np.random.seed(1)
+a = jitter_compiled(zeros4)
+np.random.seed(1)
+b = jitter_compiled(zeros4)
+torch.manual_seed(1)
+c = jitter_compiled(zeros4)
+torch.manual_seed(1)
+d = jitter_compiled(zeros4)
+print("np.random.seed(1) before each call, same numbers:   ", np.array_equal(a, b))
+print("torch.manual_seed(1) before each call, same numbers:", np.array_equal(c, d))
+claim(
+    not np.array_equal(a, b) and np.array_equal(c, d),
+    "only torch.manual_seed makes two calls of the compiled function draw the same numbers",
+)
+
+# %% [markdown]
+# Only the functions `torch._numpy.random` implements are traced this way: `seed`, `rand`,
+# `randn`, `random_sample` (and its names `random` and `sample`), `uniform`, `normal`,
+# `randint`, `choice` and `shuffle`. Any other `np.random` call, such as
+# `np.random.standard_normal` or a `np.random.default_rng()` generator, is not traced: it breaks
+# the graph and runs in NumPy, with NumPy's numbers (the next section shows such breaks).
+#
+# `torch._dynamo.config.use_numpy_random_stream = True` asks for NumPy's numbers everywhere:
+# dynamo then refuses to trace every `np.random` call and breaks the graph there, so NumPy
+# itself draws them. You get NumPy's stream at the price of a break per call:
+
+
+# %%
+def noisy_total(x):
+    y = x * 2
+    z = y + np.random.rand(3)
+    return z.sum()
+
+
+torch._dynamo.config.use_numpy_random_stream = True
+reset()
+counter = compile_counter()
+with captured_logs(graph_breaks=True) as logs:
+    np.random.seed(0)
+    streamed = torch.compile(noisy_total, backend=counter)(np.ones(3))
+torch._dynamo.config.use_numpy_random_stream = False
+breaks = compile_stats()["graph_breaks"]
+reset()
+np.random.seed(0)
+in_numpy = noisy_total(np.ones(3))
+logs.require("use_numpy_random_stream", "the reason dynamo gives for the break")
+print(f"graphs: {counter.frame_count}, graph breaks: {breaks}")
+print("same number as NumPy with the same seed:", bool(np.isclose(streamed, in_numpy)))
+claim(
+    counter.frame_count == 2 and breaks == 1 and np.isclose(streamed, in_numpy),
+    "with use_numpy_random_stream the np.random call broke the graph and drew NumPy's numbers",
+)
+
+# %% [markdown]
+# ## NumPy code that breaks the graph
+#
+# `torch._numpy` implements most of NumPy's array functions, not all of them. Three kinds of
+# code end a graph: a NumPy function it lacks (in torch 2.13 `np.polyval`, `np.isin`,
+# `np.digitize`, `np.partition` and `np.trapezoid`, among others), a dtype a tensor cannot
+# hold (strings, Python objects), and a method whose result is not an array (`.tolist()` of
+# floats). Dynamo runs such a call in plain NumPy and compiles the code before and after it as
+# separate graphs, so nothing fuses across it. `compile_stats()` counts graphs and breaks, and
+# the captured `graph_breaks` log says why:
+
+
+# %%
+def features(x):
+    z = (x - x.mean()) / x.std()
+    p = np.polyval([0.5, -1.0, 2.0], z)  # 0.5 z² - z + 2
+    return np.isin(np.round(p), [2.0, 3.0])
+
+
+xs = np.linspace(-2, 3, 11)
+reset()
+with captured_logs(graph_breaks=True) as logs:
+    flags = torch.compile(features, backend=compile_counter())(xs)
+stats = compile_stats()
+print(f"graphs: {stats['unique_graphs']}, graph breaks: {stats['graph_breaks']}")
+print("same as NumPy:", np.array_equal(flags, features(xs)))
+claim(stats["graph_breaks"] == 2, "each of the two NumPy functions missing from torch._numpy broke the graph")
+
+# %% tags=["version-specific"]
+reasons = logs.require(r"Can't find numpy", "the break reasons")
+print("missing from torch._numpy:", re.findall(r"<function (\w+) at", "\n".join(reasons)))
+
+# %% [markdown]
+# A string or object dtype and a `.tolist()` of floats break the graph the same way, and so does
+# an `np.random` function `torch._numpy.random` lacks:
+
+# %%
+others = {
+    "(x * 2).astype(str)": lambda x: (x * 2).astype(str),
+    "np.array((x * 2).tolist()) + 1": lambda x: np.array((x * 2).tolist()) + 1,
+    "x + np.random.standard_normal(x.shape)": lambda x: x + np.random.standard_normal(x.shape),
+}
+broke = {}
+for name, fn in others.items():
+    reset()
+    with captured_logs():
+        torch.compile(fn, backend=compile_counter())(xs)
+    broke[name] = compile_stats()["graph_breaks"]
+    print(f"{name:40} graph breaks: {broke[name]}")
+claim(all(n >= 1 for n in broke.values()), "each of these broke the graph")
+
+# %% [markdown]
+# To keep one graph, write the same computation with functions `torch._numpy` has. A polynomial
+# is a few multiplications and additions (Horner's rule); membership in a short list is a
+# broadcast comparison with every value, then `any`:
+
+
+# %%
+def features_one_graph(x):
+    z = (x - x.mean()) / x.std()
+    p = (0.5 * z - 1.0) * z + 2.0  # Horner's rule for 0.5 z² - z + 2
+    return (np.round(p)[:, None] == np.array([2.0, 3.0])).any(axis=1)
+
+
+reset()
+flags = torch.compile(features_one_graph, backend=compile_counter())(xs)
+stats = compile_stats()
+print(f"graphs: {stats['unique_graphs']}, graph breaks: {stats['graph_breaks']}")
+print("same as the NumPy original:", np.array_equal(flags, features(xs)))
+claim(
+    stats == {"unique_graphs": 1, "graph_breaks": 0} and np.array_equal(flags, features(xs)),
+    "the rewrite compiles into one graph with no break and gives the same answer",
 )
 
 # %% [markdown]
@@ -955,6 +1127,12 @@ km.assign_best(Xt[:10], means_t)
 #   weak, NumPy scalars strong). New float dtypes follow PyTorch: integer division gives
 #   float32, `np.sqrt` of int8 gives float64. `numpy_default_float` is read once per process:
 #   set it first.
+# * Compiled, `np.random` draws from torch's generator: the same seed gives other numbers than
+#   NumPy, and `torch.manual_seed` (not `np.random.seed`) before the call makes them repeat.
+#   `use_numpy_random_stream = True` gives NumPy's numbers at the price of a graph break per call.
+# * A NumPy function `torch._numpy` lacks, a string or object dtype, or a `.tolist()` breaks the
+#   graph; `compile_stats()` and the `graph_breaks` log find it, and a rewrite with functions
+#   `torch._numpy` has (Horner's rule, a broadcast comparison) keeps one graph.
 # * A tensor-in, tensor-out function (`torch.compiler.wrap_numpy`, or `.numpy()` inside the
 #   compiled region) keeps data on the device.
 # * Loops are unrolled and every new iteration count compiles a new graph: compile the loop body.

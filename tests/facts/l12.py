@@ -222,3 +222,136 @@ def _():
         torch.set_num_threads(before)
     assert counter.frame_count == 2
     assert "GLOBAL_STATE changed: num_threads" in logs.text
+
+
+@fact(
+    "12",
+    "np-random-is-torchs-generator",
+    "it fills a tensor from **torch's** random generator, and `np.random.seed(s)` there calls "
+    "`torch.manual_seed(s)`. NumPy's own generator is never read.",
+)
+def _():
+    def draw(n):
+        np.random.seed(3)
+        return np.random.rand(n)
+
+    np.random.seed(99)
+    state = np.random.get_state()[1].copy()
+    compiled = _eager(draw)(4)
+    assert np.array_equal(np.random.get_state()[1], state)  # NumPy's generator: neither seeded nor read
+    torch.manual_seed(3)
+    assert np.array_equal(compiled, torch.rand(4, dtype=torch.float64).numpy())
+    assert not np.allclose(compiled, draw(4))  # NumPy's numbers for the same seed
+
+
+@fact(
+    "12",
+    "inductor-random-seeded-from-torch",
+    "With the default backend the numbers can differ again: for `np.random.randn` inductor generates its own "
+    "random-number code, seeded from torch's generator on every call.",
+)
+def _():
+    def jitter(x):
+        return x + np.random.randn(*x.shape)
+
+    torch._dynamo.reset()
+    compiled = torch.compile(jitter)
+    torch.manual_seed(0)
+    first, code = run_and_get_code(compiled, np.zeros(3))
+    assert re.search(r"\brandn_cpu\(", "\n".join(code))  # generated C++, not a call of aten.randn
+    torch.manual_seed(0)
+    assert np.array_equal(first, compiled(np.zeros(3)))  # seeded from torch's generator
+    torch.manual_seed(0)
+    assert not np.allclose(first, torch.randn(3, dtype=torch.float64).numpy())  # not eager torch's numbers
+
+
+@fact(
+    "12",
+    "np-random-traced-functions",
+    "Only the functions `torch._numpy.random` implements are traced this way: `seed`, `rand`, `randn`, "
+    "`random_sample` (and its names `random` and `sample`), `uniform`, `normal`, `randint`, `choice` and "
+    "`shuffle`. Any other `np.random` call, such as `np.random.standard_normal` or a `np.random.default_rng()` "
+    "generator, is not traced: it breaks the graph and runs in NumPy, with NumPy's numbers",
+)
+def _():
+    import torch._numpy.random as tnr
+
+    assert set(tnr.__all__) == {
+        "seed",
+        *("rand", "randn", "random_sample", "random", "sample"),
+        *("uniform", "normal", "randint", "choice", "shuffle"),
+    }
+    assert tnr.random is tnr.random_sample and tnr.sample is tnr.random_sample
+    for fn in (
+        lambda x: x * 2 + np.random.standard_normal(x.shape),
+        lambda x: x * 2 + np.random.default_rng(0).random(x.shape),
+    ):
+        torch._dynamo.reset()
+        counter = CompileCounter()
+        np.random.seed(4)
+        got = torch.compile(fn, backend=counter)(np.ones(3))
+        np.random.seed(4)
+        assert np.allclose(got, fn(np.ones(3)))  # NumPy's numbers
+        assert counter.frame_count >= 1
+        assert torch._dynamo.utils.counters["graph_break"]
+
+
+@fact(
+    "12",
+    "use-numpy-random-stream-breaks",
+    "`torch._dynamo.config.use_numpy_random_stream = True` asks for NumPy's numbers everywhere: dynamo then "
+    "refuses to trace every `np.random` call and breaks the graph there, so NumPy itself draws them.",
+)
+def _():
+    assert torch._dynamo.config.use_numpy_random_stream is False  # the default
+
+    def noisy(x):
+        y = x * 2
+        return (y + np.random.rand(3)).sum()
+
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    with torch._dynamo.config.patch(use_numpy_random_stream=True):
+        np.random.seed(0)
+        got = torch.compile(noisy, backend=counter)(np.ones(3))
+    torch._dynamo.reset()
+    np.random.seed(0)
+    assert counter.frame_count == 2 and np.isclose(got, noisy(np.ones(3)))
+
+
+@fact(
+    "12",
+    "numpy-functions-that-break",
+    "Three kinds of code end a graph: a NumPy function it lacks (in torch 2.13 `np.polyval`, `np.isin`, "
+    "`np.digitize`, `np.partition` and `np.trapezoid`, among others), a dtype a tensor cannot hold (strings, "
+    "Python objects), and a method whose result is not an array (`.tolist()` of floats). Dynamo runs such a "
+    "call in plain NumPy and compiles the code before and after it as separate graphs",
+)
+def _():
+    import torch._numpy as tnp
+
+    from torchcourse.compiletools import captured_logs
+
+    names = ("polyval", "isin", "digitize", "partition", "trapezoid")
+    assert not any(hasattr(tnp, n) for n in names)
+    x = np.linspace(-1.0, 1.0, 5)
+    calls = [
+        lambda v: np.polyval([1.0, 2.0], v * 2) + 1,
+        lambda v: np.isin(v * 2, [0.0]) | True,
+        lambda v: np.digitize(v * 2, [0.0]) + 1,
+        lambda v: np.partition(v * 2, 2) + 1,
+        lambda v: np.trapezoid(v * 2) + 1,
+        lambda v: np.array((v * 2).tolist()) + 1,
+    ]
+    for fn in calls:
+        torch._dynamo.reset()
+        counter = CompileCounter()
+        with captured_logs():
+            got = torch.compile(fn, backend=counter)(x)
+        assert counter.frame_count == 2 and np.array_equal(got, fn(x))  # before and after the call
+    for fn in (lambda v: (v * 2).astype(str), lambda v: np.array([v * 2, "a"], dtype=object)):
+        torch._dynamo.reset()
+        torch._dynamo.utils.counters.clear()
+        with captured_logs():
+            torch.compile(fn, backend=CompileCounter())(x)
+        assert sum(torch._dynamo.utils.counters["graph_break"].values()) >= 1

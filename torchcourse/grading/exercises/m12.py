@@ -1,8 +1,9 @@
 """Module 12 "Compiling NumPy code": the K-Means assignment step, bytes moved, and rewrites.
 
 The references use :mod:`torchcourse.bench.workloads.kmeans`, the course's single implementation.
-Checks 12.1-12.6 run eagerly on small inputs (no compile), so each takes milliseconds; 12.7 and
-12.8 compile NumPy code with backend="eager" or a counting backend (no code generation).
+Checks 12.1-12.6 run eagerly on small inputs (no compile), so each takes milliseconds; 12.7 to
+12.10 compile NumPy code with backend="eager" or a counting backend (no code generation). Rules and
+case builders live in :mod:`.m12_rules` (12.3-12.8) and :mod:`.m12_breaks` (12.9, 12.10).
 """
 
 from __future__ import annotations
@@ -14,24 +15,31 @@ import torch
 
 from torchcourse.bench.workloads import kmeans as km
 from torchcourse.grading.checks import Exercise
-from torchcourse.grading.compare import compare, describe
+from torchcourse.grading.compare import describe
 from torchcourse.grading.exercises._counts import byte_count_message
-from torchcourse.grading.exercises._inputs import generator, randn
+from torchcourse.grading.exercises._inputs import randn
 from torchcourse.grading.exercises._solutions import solution
-from torchcourse.grading.rules import Case, Holds, Rule
-
-
-def _points(n: int, k: int, seed: int, dtype=torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
-    """``n`` 2-D points scattered around ``k`` random means, and those means."""
-    g = generator(seed)
-    means = torch.rand(k, 2, generator=g, dtype=torch.float64) * 10
-    X = means[torch.randint(0, k, (n,), generator=g)] + torch.randn(n, 2, generator=g, dtype=torch.float64)
-    return X.to(dtype), means.to(dtype)
-
-
-def _nearest(X, means):
-    return ((X[None, :, :] - means[:, None, :]) ** 2).sum(-1).argmin(0)
-
+from torchcourse.grading.exercises.m12_breaks import (
+    OneGraphLikeDigitize,
+    SameSeedSameNumbers,
+    _bins_cases,
+    _noise_cases,
+    _same_shape,
+)
+from torchcourse.grading.exercises.m12_rules import (
+    KeepsBuffer,
+    _into_cases,
+    _into_data,
+    _into_set,
+    _nearest,
+    _nearest_mean_property,
+    _on_tensors_cases,
+    _on_tensors_outside,
+    _on_tensors_property,
+    _points,
+    _returns_out,
+)
+from torchcourse.grading.rules import Holds
 
 # --- 12.1 bytes per point ----------------------------------------------------------------------
 
@@ -104,102 +112,10 @@ def _scores_cases():
     ]
 
 
-def _nearest_mean_property(args, got):
-    """12.5 defines its goal by a property: (X @ W + c).argmax(dim=1) is the nearest mean of each
-    row of X. Any (W, c) that does that passes (e.g. twice the reference's W and c)."""
-    (means,) = args
-    k, d = means.shape
-    if not (isinstance(got, (tuple, list)) and len(got) == 2):
-        return f"return a pair (W, c), got {describe(got)}"
-    W, c = got
-    for name, t, shape in (("W", W, (d, k)), ("c", c, (k,))):
-        if not isinstance(t, torch.Tensor):
-            return f"{name} should be a tensor of shape {shape}, got {describe(t)}"
-        if tuple(t.shape) != shape:
-            return f"{name} should have shape {shape} (means has shape {(k, d)}), got {tuple(t.shape)}"
-    g = generator(1205)
-    m64 = means.detach().double()
-    spread = float(m64.std()) if m64.numel() > 1 else 1.0
-    X64 = torch.cat(
-        [
-            m64[torch.randint(0, k, (200,), generator=g)]
-            + torch.randn(200, d, generator=g, dtype=torch.float64) * spread,
-            torch.randn(50, d, generator=g, dtype=torch.float64) * 10 * (spread + 1),  # far away
-        ]
-    )
-    dist = ((X64[:, None, :] - m64[None]) ** 2).sum(-1)
-    nearest = dist.argmin(1)
-    two = dist.topk(min(2, k), dim=1, largest=False).values
-    clear = (two[:, -1] - two[:, 0]) > 1e-3 * (1 + two[:, 0]) if k > 1 else torch.ones(len(X64), dtype=torch.bool)
-    try:
-        picked = (X64.to(means.dtype) @ W.detach().to(means.dtype) + c.detach().to(means.dtype)).argmax(dim=1)
-    except Exception as exc:  # noqa: BLE001
-        return f"(X @ W + c) failed with your W and c ({type(exc).__name__}: {exc})"
-    bad = (clear & (picked != nearest)).nonzero().flatten()
-    if bad.numel():
-        i = int(bad[0])
-        point = [round(v, 3) for v in X64[i].tolist()]
-        return (
-            f"(X @ W + c).argmax(dim=1) picks mean {int(picked[i])} for {bad.numel()} of {int(clear.sum())} test "
-            f"points, e.g. the point {point}, whose nearest mean is {int(nearest[i])}"
-        )
-    return None
-
-
 # --- 12.6 into a reused int8 buffer (in place) ------------------------------------------------
 
 
 assign_into = solution("12", "assign_into")
-
-
-def _returns_out(args: tuple, got) -> str | None:
-    """Like PyTorch's out= arguments, the function returns the buffer it filled."""
-    if got is not args[0]:
-        return "out holds the right labels, but return out itself (as out.copy_(...) does), not a new tensor"
-    return None
-
-
-class KeepsBuffer(Rule):
-    """12.6 "writes into the preallocated tensor out, in place, reusing one buffer": the labels land
-    in out's own memory. Judged on a fresh run: out keeps its storage (an ``out.set_(...)`` or
-    ``out.data = ...`` swaps in new memory and leaves the buffer as it was), and a view of out
-    taken before the call sees the labels."""
-
-    name = "into the buffer"
-
-    def judge(self, case: Case) -> str | None:
-        out, X, means = case.fresh()
-        pointer, before = out.untyped_storage().data_ptr(), out[:]
-        try:
-            case.fn(out, X, means)
-        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
-            return None
-        if out.untyped_storage().data_ptr() != pointer:
-            return (
-                "out now points at new memory (its storage was swapped, e.g. by set_ or .data =), so the "
-                "buffer the caller allocated was never written; write into it: out.copy_(labels) or out[:] = labels"
-            )
-        msg = compare(before, _nearest(X, means).to(torch.int8))
-        if msg:
-            return f"a view of out taken before the call does not see the labels ({msg}); write into out's own memory"
-        return None
-
-
-def _into_set(out, X, means):
-    return out.set_(_nearest(X, means).to(torch.int8))
-
-
-def _into_data(out, X, means):
-    out.data = _nearest(X, means).to(torch.int8)
-    return out
-
-
-def _into_cases():
-    cases = []
-    for n, k, seed in ((40, 2, 10), (25, 3, 11), (8, 5, 12)):
-        X, means = _points(n, k, seed)
-        cases.append((torch.full((n,), -1, dtype=torch.int8), X, means))
-    return cases
 
 
 # --- 12.7 what the compiled NumPy function returns ----------------------------------------------
@@ -269,101 +185,14 @@ def _kind_property(args, got):
 # --- 12.8 tensors in, tensors out, compiled -------------------------------------------------------
 
 
-class CountingBackend:
-    """A torch.compile backend that counts the graphs it is given and runs them as they are."""
-
-    def __init__(self) -> None:
-        self.graphs = 0
-
-    def __call__(self, gm, example_inputs):
-        self.graphs += 1
-        return gm.forward
-
-
-def _centre(x):
-    return x - x.mean(axis=0)
-
-
-_TENSOR_INPUTS = {
-    km.assign_numpy: lambda: [_points(30, 3, seed=21), _points(1, 1, seed=22, dtype=torch.float64)],
-    _centre: lambda: [(randn(5, 3, seed=23),), (randn(4, 2, seed=24, dtype=torch.float64).T,)],
-}
-
-
 on_tensors = solution("12", "on_tensors")
 
 
-def _on_tensors_outside(np_fn, backend):
-    """NumPy arrays cross the boundary: np_fn compiled, the conversions in eager Python around it."""
-    compiled = torch.compile(np_fn, backend=backend)
-    return lambda *ts: torch.from_numpy(np.asarray(compiled(*(t.numpy() for t in ts))))
+# --- 12.9 / 12.10 (rules and cases in m12_breaks) ----------------------------------------------
 
 
-def _on_tensors_cases():
-    return [(km.assign_numpy, CountingBackend()), (_centre, CountingBackend())]
-
-
-def _on_tensors_property(args, got):
-    """12.8: the returned function takes tensors and returns a tensor equal to the NumPy result,
-    and calling it compiles exactly one graph with the backend it was given. It also runs on
-    tensors on the ``meta`` device, which has no CPU copy of the data, as a GPU tensor has none:
-    a compiled function that takes and returns tensors runs there (the NumPy code is traced as
-    torch operations on the tensors' own device), one that converts to NumPy arrays outside the
-    compiled code (``.numpy()``) cannot."""
-    np_fn, backend = args
-    if not callable(got) or isinstance(got, type):
-        return f"return the compiled function, got {describe(got)}"
-    for inputs in _TENSOR_INPUTS[np_fn]():
-        backend.graphs = 0
-        # every case compiles afresh for its own backend: keep dynamo from giving up after 8 of them
-        with torch._dynamo.config.patch(recompile_limit=10_000, accumulated_recompile_limit=1_000_000):
-            try:
-                out = got(*[t.clone() for t in inputs])
-            except Exception as exc:  # noqa: BLE001
-                text = (str(exc).strip().splitlines() or [""])[0]
-                return f"calling your function on tensors raised {type(exc).__name__}: {text}"
-        expected = torch.from_numpy(np.asarray(np_fn(*[t.numpy() for t in inputs])))
-        shapes = ", ".join(str(tuple(t.shape)) for t in inputs)
-        if not isinstance(out, torch.Tensor):
-            return f"given tensors, your function returns {describe(out)}; it should return a tensor (tensors out)"
-        msg = compare(out, expected)
-        if msg:
-            return f"on tensors of shape {shapes}: {msg}"
-        if backend.graphs == 0:
-            return "calling your function compiled no graph; compile it with torch.compile(..., backend=backend)"
-        if backend.graphs > 1:
-            return f"calling your function compiled {backend.graphs} graphs (graph breaks); make it one graph"
-    return _on_device(got, np_fn, backend)
-
-
-def _on_device(got, np_fn, backend):
-    """12.8, with the first inputs on the meta device: a tensor of the NumPy result's shape, on meta,
-    from one graph. (Meta stands for a GPU: the data never comes to the CPU.)"""
-    inputs = _TENSOR_INPUTS[np_fn]()[0]
-    expected = torch.from_numpy(np.asarray(np_fn(*[t.numpy() for t in inputs])))
-    backend.graphs = 0
-    with torch._dynamo.config.patch(recompile_limit=10_000, accumulated_recompile_limit=1_000_000):
-        try:
-            out = got(*[t.to("meta") for t in inputs])
-        except Exception as exc:  # noqa: BLE001
-            text = (str(exc).strip().splitlines() or [""])[0].rstrip(".")
-            return (
-                f"on tensors that are not on the CPU (the meta device, as a GPU's would be) your function raised "
-                f"{type(exc).__name__}: {text}; tensors in, tensors out means the NumPy code runs inside the "
-                "compiled function, on the tensors' device (convert inside it, or use torch.compiler.wrap_numpy)"
-            )
-    if not isinstance(out, torch.Tensor) or out.device.type != "meta":
-        where = f"a tensor on {out.device}" if isinstance(out, torch.Tensor) else describe(out)
-        return (
-            f"given tensors on the meta device (standing for a GPU's), your function returns {where}; "
-            "keep the data on the tensors' device: run the NumPy code inside the compiled function"
-        )
-    msg = compare(out, expected.to("meta"))
-    if msg:
-        return f"on meta tensors: {msg}"
-    if backend.graphs != 1:
-        return f"on meta tensors, calling your function compiled {backend.graphs} graphs; make it one graph"
-    return None
+bin_index = solution("12", "bin_index")
+seeded_call = solution("12", "seeded_call")
 
 
 EXERCISES = [
@@ -512,6 +341,46 @@ EXERCISES = [
                 torch.compiler.wrap_numpy(lambda *a: (print(end=""), np_fn(*a))[1]), backend=backend
             ),
             _on_tensors_outside,
+        ],
+    ),
+    Exercise(
+        "12.9",
+        "Bins in one graph",
+        bin_index,
+        cases=_bins_cases,
+        rules=[OneGraphLikeDigitize()],
+        hints=[
+            "np.digitize gives each value the number of edges at or below it. Which NumPy functions that "
+            "torch._numpy has can count that: a sorted search, or a comparison and a sum?",
+            'np.searchsorted(edges, x, side="right") counts the edges at or below each value (side="left" '
+            "leaves out an edge equal to the value); (x[..., None] >= edges).sum(axis=-1) counts them too.",
+        ],
+        wrong=[
+            lambda x, edges: np.digitize(x, edges),
+            lambda x, edges: np.searchsorted(edges, x),
+            lambda x, edges: (x[..., None] > edges).sum(axis=-1),
+            lambda x, edges: np.searchsorted(edges, x, side="right") - 1,
+            lambda x, edges: (x[:, None] >= edges).sum(axis=1),
+        ],
+    ),
+    Exercise(
+        "12.10",
+        "The same random numbers every time",
+        seeded_call,
+        cases=_noise_cases,
+        property=_same_shape,
+        rules=[SameSeedSameNumbers()],
+        hints=[
+            "Compiled, np.random.rand, randn, normal and randint are torch's versions: which random "
+            "generator do they draw from? The lesson's first np.random cell shows it.",
+            "Seed torch's generator right before the call: torch.manual_seed(seed), then return fn(x). "
+            "np.random.seed outside the compiled function seeds only NumPy's generator.",
+        ],
+        wrong=[
+            lambda fn, x, seed: (np.random.seed(seed), fn(x))[1],
+            lambda fn, x, seed: fn(x),
+            lambda fn, x, seed: (torch.manual_seed(0), fn(x))[1],
+            lambda fn, x, seed: (fn(x), torch.manual_seed(seed), fn(x))[2],
         ],
     ),
 ]
