@@ -46,6 +46,9 @@ from torchcourse.preflight import check_torch
 
 _ = check_torch()
 
+# %% [markdown] tags=["outputs-stamp"]
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+
 # %% [markdown]
 # # 17 · Compile once: caches, export and ahead-of-time: exercises
 #
