@@ -563,7 +563,33 @@ for k in range(6):
 # these are float64 values of size about 1 that went through a handful of operations. A matrix
 # whose singular values fall quickly is well described by a few terms: that is how an image, a table
 # of measurements or a layer of weights is compressed, $k(m + n + 1)$ numbers instead of $mn$.
-#
+# The plot shows it for a smooth 60×80 "image" (a bump and a wave, sampled on a grid): its
+# singular values fall by orders of magnitude within a dozen terms, and the error of every rank-$k$
+# approximation sits on the next singular value, as Eckart–Young says.
+
+# %%
+ys, xs_grid = torch.meshgrid(
+    torch.linspace(-1, 1, 60, dtype=torch.float64), torch.linspace(-1, 1, 80, dtype=torch.float64), indexing="ij"
+)
+image = 1 / (1 + 8 * (xs_grid**2 + ys**2)) + 0.3 * torch.sin(4 * xs_grid * ys)
+U_img, S_img, Vh_img = torch.linalg.svd(image, full_matrices=False)
+ks = list(range(16))
+errors_img = [torch.linalg.matrix_norm(image - U_img[:, :k] * S_img[:k] @ Vh_img[:k], ord=2) for k in ks]
+torch.testing.assert_close(torch.stack(errors_img), S_img[: len(ks)], rtol=1e-9, atol=1e-12 * S_img[0].item())
+print(f"‖A − A_k‖₂ == s_(k+1) for k = 0 to {ks[-1]}: checked by assert_close")
+k_small = next(k for k in ks if S_img[k] < 1e-3 * S_img[0])
+print(f"from k = {k_small} the error is below 0.1% of s_1: {k_small * (60 + 80 + 1)} numbers instead of {60 * 80}")
+fig, (ax_img, ax_s) = plt.subplots(1, 2, figsize=(9, 3.2))
+ax_img.imshow(image, cmap="viridis")
+ax_img.set(title="the 60×80 matrix as an image", xticks=[], yticks=[])
+ax_s.semilogy(range(1, len(ks) + 1), S_img[: len(ks)], "o-", label="singular value $s_{k+1}$")
+ax_s.semilogy(range(1, len(ks) + 1), [max(e.item(), 1e-17) for e in errors_img], "x", ms=9, label="‖A − A_k‖₂")
+ax_s.set(xlabel="k + 1", ylabel="value", title="Rank-k error = next singular value")
+ax_s.grid(alpha=0.3, which="both")
+ax_s.legend(fontsize=8)
+plt.show()
+
+# %% [markdown]
 # ### `pinv` is an SVD
 #
 # The pseudo-inverse of the previous section is built from the SVD: $A^+ = V\,\mathrm{diag}(1/s)\,U^T$,
