@@ -23,7 +23,7 @@ exists when its notebook does), and the docs are every ``docs/**/*.md``. The "op
 button is made when ``[project.urls] Repository`` (:func:`torchcourse.authoring.colab.repository_url`)
 names a GitHub repository; the download button offers each page's own ``.ipynb``, copied from
 the repository after the build. Staged files are rewritten only when they change, so a second
-``make site`` re-reads only what changed.
+``make site`` re-reads and re-writes only the pages that changed.
 """
 
 from __future__ import annotations
@@ -168,8 +168,9 @@ def _write(path: Path, text: str | bytes) -> None:
     path.write_bytes(data)
 
 
-def stage(src: Path, modules: list[Module], repository: str) -> dict[str, list[tuple[Module, Path]]]:
-    """Lay out the site's sources in ``src``; files left from an earlier layout are removed."""
+def stage(src: Path, modules: list[Module], repository: str) -> tuple[dict[str, list[tuple[Module, Path]]], bool]:
+    """Lay out the site's sources in ``src``; files left from an earlier layout are removed.
+    Returns the pages, and whether any source was removed."""
     found = pages(modules)
     wanted: dict[Path, str | bytes] = {}
     for folder, entries in found.items():
@@ -192,13 +193,15 @@ def stage(src: Path, modules: list[Module], repository: str) -> dict[str, list[t
     )
     for path, content in wanted.items():
         _write(path, content)
+    stale = False
     if src.exists():
         for path in sorted(src.rglob("*"), reverse=True):
             if path.is_file() and path not in wanted:
                 path.unlink()
+                stale = True
             elif path.is_dir() and not any(path.iterdir()):
                 path.rmdir()
-    return found
+    return found, stale
 
 
 def _mathjax_dir(work: Path) -> str:
@@ -241,11 +244,15 @@ def build_site(
     modules = written_modules() if modules is None else modules
     repository = colab.repository_url() if repository is None else repository
     work = work or ROOT / "build" / "site"
-    found = stage(work / "src", modules, repository)
+    found, stale = stage(work / "src", modules, repository)
     env = {"TORCHCOURSE_SITE_REPOSITORY": repository, "TORCHCOURSE_SITE_MATHJAX": _mathjax_dir(work)}
     if modules != written_modules():
         env["TORCHCOURSE_SITE_PARTIAL"] = "1"
-    shutil.rmtree(out, ignore_errors=True)  # the site is exactly this build (Sphinx keeps its cache)
+    # Sphinx writes only the pages whose source changed; a page whose source went away would stay,
+    # so the output is started afresh then (and when it is not a build of these sources at all).
+    marker = out / ".staged-from"
+    if stale or not (out / ".buildinfo").exists() or not marker.exists() or marker.read_text() != str(work):
+        shutil.rmtree(out, ignore_errors=True)
     sphinx_build(work / "src", out, work / "doctrees", env, "-b", "html")
     # The download button offers _sources/<folder>/<name>.ipynb: the repository's notebook itself,
     # saved as a file (the theme opens it in a new tab as JSON text).
@@ -257,6 +264,7 @@ def build_site(
                 r'(<a href="[^"]*_sources/[^"]+\.ipynb") target="_blank"', r"\1 download", page.read_text("utf-8")
             )
             page.write_text(html, encoding="utf-8")
+    (out / ".staged-from").write_text(str(work))
     return out / "index.html"
 
 
@@ -269,7 +277,7 @@ def lessons_pdf(target: Path, *, modules: list[Module] | None = None, work: Path
 
     modules = written_modules() if modules is None else modules
     work = work or ROOT / "build" / "site"
-    stage(work / "src", modules, "")
+    stage(work / "src", modules, "")  # the same sources as the site
     out = work / "lessons"
     shutil.rmtree(out, ignore_errors=True)
     env = {"TORCHCOURSE_SITE_REPOSITORY": "", "TORCHCOURSE_SITE_MATHJAX": _mathjax_dir(work)}
