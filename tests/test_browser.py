@@ -4,7 +4,8 @@ The test serves a copy of `notebooks/00_start_here.ipynb` (so autosave never tou
 stored outputs), opens it in Debian's Chromium driven by Playwright, runs all cells, waits for
 the kernel to go idle, and checks what a learner would see: every code cell executed, errors
 only in the cells that demonstrate a mistake, the preflight's verdict on screen. The
-screenshot lands in `build/screenshots/`.
+screenshot lands in `build/screenshots/`. The course's site is read in the same Chromium
+(`_launch`) by `tests/test_site.py`: search, plots, math, previous/next, download, folds, Colab.
 """
 
 from __future__ import annotations
