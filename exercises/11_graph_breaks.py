@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 11 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/11_graph_breaks.ipynb) · previous: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb) · next: [12 · Compiling NumPy code](12_compiling_numpy.ipynb)
+# *Module 11 of 00–17 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/11_graph_breaks.ipynb) · previous: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb) · next: [12 · Compiling NumPy code](12_compiling_numpy.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -53,15 +53,18 @@ _ = check_torch()
 # # 11 · Graph breaks: exercises
 #
 # Practice for the lesson [11 · Graph breaks](../notebooks/11_graph_breaks.ipynb): reading
-# `torch._dynamo.explain`, then rewriting code that breaks the graph so that it compiles whole.
+# `torch._dynamo.explain`, rewriting code that breaks the graph so that it compiles whole, and
+# keeping opaque NumPy code inside one graph as a custom operator.
 #
 # Write each answer in place of `raise NotImplementedError`, run the cell, and read the
 # check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("11.3")` shows the
 # next hint. Each exercise stands alone.
 #
-# From 11.3 on, the check runs your function through `one_graph(fn)`: your function compiled
-# with `fullgraph=True` (tracing only, so it is quick). A graph break then shows up in the
-# check's line as the real error, e.g. `Unsupported: Data-dependent branching`.
+# From 11.3 to 11.6, the check runs your function through `one_graph(fn)`: your function
+# compiled with `fullgraph=True` (tracing only, so it is quick). A graph break then shows up in
+# the check's line as the real error, e.g. `Unsupported: Data-dependent branching`. 11.7
+# keeps NumPy code inside one graph (its check compiles with a backend that only counts
+# graphs); 11.8 keeps outputs across CUDA-graph replays (its check uses a CPU stand-in).
 
 # %%
 import torch
@@ -207,6 +210,61 @@ def huber(x, delta):
 
 
 check("11.6", one_graph(huber))
+
+# %% [markdown]
+# ### 11.7 · Opaque NumPy code inside one graph
+#
+# `bins_np(a)` labels each value of a 1-D float NumPy array with its bin among the edges 0.25,
+# 0.5 and 0.75. It calls `np.digitize`, which `torch.compile` cannot trace: called in a
+# compiled function, it breaks the graph.
+
+
+# %%
+import numpy as np
+
+
+def bins_np(a):
+    return np.digitize(a, [0.25, 0.5, 0.75])
+
+
+# %% [markdown]
+# Write `make_bins_op(name)` that registers, with `torch.library.custom_op`, an operator called
+# `name` (a string such as `"mylib::bins"`; the check passes its own names) which takes a 1-D
+# float tensor, runs `bins_np` on its values and returns the labels as an int64 tensor on the
+# input's device. Give it a fake implementation and return the operator. Then
+# `torch.compile(lambda t: op(t * 2) + 1)` makes **one graph with no graph break**, and the
+# operator also answers on tensors that have no data (`meta` and fake tensors, the ones tracing
+# uses) with the real output's shape and dtype.
+
+
+# %%
+def make_bins_op(name):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("11.7", make_bins_op)
+
+
+# %% [markdown]
+# ### 11.8 · Outputs that survive the next replay
+#
+# On a GPU, a function compiled with `mode="reduce-overhead"` replays a CUDA graph, and each
+# replay writes its result into the same output memory: an output kept from an earlier call
+# changes at the next call. `step` is such a function. Write `run_all(step, xs)` that calls
+# `step(x)` once for each tensor `x` in the list `xs` and returns the list of the results, each
+# still holding its own call's values after all the calls. (The check passes a stand-in for
+# `step` that reuses one output buffer as a replay does, so it runs on a CPU too.)
+
+
+# %%
+def run_all(step, xs):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("11.8", run_all)
+
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [11 · Graph breaks](../notebooks/11_graph_breaks.ipynb) ·

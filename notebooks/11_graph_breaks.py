@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 11 of 00–16 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/11_graph_breaks.ipynb) · previous: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb) · next: [12 · Compiling NumPy code](12_compiling_numpy.ipynb)
+# *Module 11 of 00–17 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/11_graph_breaks.ipynb) · previous: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb) · next: [12 · Compiling NumPy code](12_compiling_numpy.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -66,17 +66,19 @@ _ = check_torch()
 #    and look a break up by the code (`gb0170`, ...) its message carries;
 # 2. read `explain`'s fields: what `ops_per_graph` lists and what it leaves out, and why
 #    `break_reasons` can be non-empty when `graph_break_count` is 0;
-# 3. turn breaks into errors with `fullgraph=True`, and keep a function out of the graph on
-#    purpose with `torch.compiler.disable`;
+# 3. turn breaks into errors with `fullgraph=True`, keep a function out of the graph on
+#    purpose with `torch.compiler.disable`, or keep opaque code inside it as a custom operator
+#    with a fake implementation (and know what `allow_in_graph` promises);
 # 4. remove a data-dependent branch with `torch.where` or `torch.cond`, and keep
 #    `.item()` inside the graph with `capture_scalar_outputs`;
-# 5. measure what a break costs per call.
+# 5. measure what a break costs per call, and say what CUDA graphs (`mode="reduce-overhead"`)
+#    require of the code they record.
 #
 # **Prerequisites.** [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb)
 # (what a graph and a fused kernel are), [10 · Recompilation](10_recompilation.ipynb)
 # (guards).
 #
-# **Time.** 30 min teaching, 30 min exercises.
+# **Time.** 45 min teaching, 45 min exercises.
 
 # %%
 import os
@@ -513,7 +515,152 @@ except RuntimeError as err:
 # Its code differs from the data-dependent `if`'s, and its message says exactly which
 # function was skipped. `torch.compiler.disable` is the tool for code you have decided to
 # leave in Python; for code you want fast, the rewrites above remove the break instead.
+
+# %% [markdown]
+# ## Opaque code inside one graph: a custom operator
 #
+# `torch.compiler.disable` keeps code in Python at the price of a break. When the opaque code is
+# a tensor function, say a NumPy routine that Dynamo cannot trace (`np.polyval` is one:
+# `torch.compile` translates most NumPy calls, not this one), you can keep it **inside** the
+# graph as a custom operator. `torch.library.custom_op` registers your Python function as an
+# operator (here `course::poly`) that the graph calls as one opaque node. To put that node in
+# a graph, the compiler must know what the operator returns without running it: tracing runs
+# on *fake* tensors, which carry a shape, a dtype and a device but no data. The **fake
+# implementation**, registered with `register_fake`, computes exactly that: the output's shape,
+# dtype and device from the inputs'.
+
+# %%
+import numpy as np
+
+numpy_runs = [0]  # how many times the NumPy body really ran
+
+
+@torch.library.custom_op("course::poly", mutates_args=())
+def poly(x: torch.Tensor) -> torch.Tensor:
+    """0.5 x² - x + 2, evaluated by NumPy's np.polyval."""
+    numpy_runs[0] += 1
+    values = np.polyval([0.5, -1.0, 2.0], x.numpy(force=True))
+    return torch.from_numpy(values).to(device=x.device, dtype=x.dtype)
+
+
+@poly.register_fake
+def _(x):
+    return torch.empty_like(x)  # same shape, dtype and device as x; no data computed
+
+
+@torch.compiler.disable
+def poly_disabled(x):
+    return torch.from_numpy(np.polyval([0.5, -1.0, 2.0], x.numpy(force=True))).to(x.dtype)
+
+
+def poly_plain(x):
+    return torch.from_numpy(np.polyval([0.5, -1.0, 2.0], x.numpy(force=True))).to(x.dtype)
+
+
+def scored(p):
+    def score(x):
+        y = x * 2 - 1
+        return p(y).sqrt() + y
+
+    return score
+
+
+counts = {}
+for name, p in (("custom op", poly), ("torch.compiler.disable", poly_disabled), ("plain NumPy call", poly_plain)):
+    reset()
+    counter = compile_counter()
+    with captured_logs():
+        out = torch.compile(scored(p), backend=counter)(x_pos)
+    counts[name] = (counter.frame_count, compile_stats()["graph_breaks"])
+    same = torch.allclose(out, scored(p)(x_pos))
+    if name != "plain NumPy call":
+        print(f"{name:23} graphs: {counts[name][0]}, graph breaks: {counts[name][1]}, same as eager: {same}")
+print(f"{'plain NumPy call':23} breaks the graph: {counts['plain NumPy call'][1] >= 1}, same as eager: {same}")
+claim(
+    counts["custom op"] == (1, 0) and counts["torch.compiler.disable"] == (2, 1) and counts["plain NumPy call"][1] >= 1,
+    "the custom op kept one graph; compiler.disable and the plain NumPy call each broke it",
+)
+
+# %% [markdown]
+# What the fake implementation buys: under fake tensors the operator answers with the right
+# shape and dtype **without running NumPy**, even for a tensor far larger than memory would
+# hold (a fake tensor allocates nothing). The same holds on the `meta` device:
+
+# %%
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+before = numpy_runs[0]
+with FakeTensorMode():
+    huge = torch.empty(10**12)  # 4 TB as real float32; a fake tensor has no data
+    out = poly(huge)
+print("under fake tensors:", type(out).__name__, tuple(out.shape), out.dtype)
+print("on meta:", poly(torch.empty(3, 2, device="meta")).shape)
+print("NumPy body runs meanwhile:", numpy_runs[0] - before)
+claim(numpy_runs[0] == before and tuple(out.shape) == (10**12,), "the fake answered without running NumPy")
+
+# %% [markdown]
+# Without a fake implementation the compiler has no way to learn the output's shape, and
+# compiling fails with an error that says so (see Common mistakes below). A fake that lies
+# (wrong shape or dtype) is worse: the graph is built on the lie. `torch.library.opcheck(op,
+# args)` runs the real operator and its fake on the same inputs and fails when they disagree.
+#
+# ### `torch.compiler.allow_in_graph`: not traced, but not opaque
+#
+# `allow_in_graph(fn)` tells Dynamo not to trace inside `fn` and to put the call in the graph as
+# it is. Its docstring states the promise you make: the inputs and outputs are tensors (or ints,
+# floats, bools, lists and tuples of them), every tensor `fn` uses is passed in as an input, and
+# otherwise the behaviour is undefined. It is not a custom operator: Dynamo still *runs* `fn` on
+# fake tensors to learn its outputs, and the backend (AOTAutograd, then inductor) traces through
+# it. So `fn` must be a pure tensor function. NumPy inside it fails at once:
+
+
+# %% tags=["version-specific"]
+@torch.compiler.allow_in_graph
+def poly_allowed(x):
+    return torch.from_numpy(np.polyval([0.5, -1.0, 2.0], x.numpy(force=True))).to(x.dtype)
+
+
+reset()
+try:
+    with captured_logs():
+        torch.compile(scored(poly_allowed), backend=compile_counter())(x_pos)
+    failed = None
+except Exception as err:  # Dynamo wraps the fake-tensor failure in its own error
+    failed = err
+print("allow_in_graph with NumPy inside raised:", failed is not None)
+print("because .numpy() is not supported on a fake tensor:", ".numpy() is not supported" in str(failed))
+claim(failed is not None, "compiling the allowed function with NumPy inside failed")
+
+# %% [markdown]
+# And Python side effects inside it run when the function is *traced*, not when the compiled
+# code runs. Here a counter in the function body, compiled with `backend="aot_eager"` (AOTAutograd
+# traces, as it does before inductor, and no code is generated):
+
+# %%
+body_runs = [0]
+
+
+@torch.compiler.allow_in_graph
+def doubled(y):
+    body_runs[0] += 1  # Python, not a tensor operation
+    return y * 2
+
+
+doubled_c = torch.compile(lambda x: doubled(x + 1) - 1, backend="aot_eager")
+seen = []
+for _ in range(4):
+    doubled_c(x_pos)
+    seen.append(body_runs[0])
+print("the body ran while the first call was traced:", seen[0] >= 1)
+print("body runs during the 3 later calls:", seen[-1] - seen[0])
+claim(seen[0] >= 1 and seen[1:] == [seen[0]] * 3, "the Python body ran while tracing, never on later calls")
+
+# %% [markdown]
+# Three tools, then: `torch.compiler.disable` for Python that must run every call (one break);
+# a custom operator with a fake for opaque tensor code (no break; the compiler never looks
+# inside); `allow_in_graph` only for a pure tensor function that Dynamo fails to trace.
+
+# %% [markdown]
 # ## What a break costs
 #
 # Now compile for real (inductor) and time three versions of the same computation: eager,
@@ -696,7 +843,75 @@ for name, (read, written, new) in traffic.items():
 # overhead. The order of the three does not depend on your machine: each version moves more
 # bytes *and* creates more new tensors than the one before it. How far apart they are does:
 # your memory bandwidth sets the first part, your system's page faults the second.
+
+# %% [markdown]
+# ## `mode="reduce-overhead"`: what CUDA graphs require
 #
+# On an NVIDIA GPU, `torch.compile(fn, mode="reduce-overhead")` records each compiled graph's
+# kernel launches once as a **CUDA graph** and then replays the recording with a single launch,
+# which removes the launch overhead of many small kernels. A replay repeats exactly what was
+# recorded, hence its rules:
+#
+# * **Static input addresses.** The recording reads fixed memory. An input that is not already
+#   at a recorded address (parameters and buffers are; a new input tensor is not) is copied into
+#   a static buffer before each replay.
+# * **Outputs are overwritten by the next replay.** An output lives in memory the recording
+#   owns. Reading an output of an earlier iteration after a later replay raises
+#   `RuntimeError: Error: accessing tensor output of CUDAGraphs that has been overwritten by a
+#   subsequent run.` Keep what you need with `out.clone()`. Each call of the compiled function
+#   starts a new iteration; when that guess is wrong (two calls within one step),
+#   `torch.compiler.cudagraph_mark_step_begin()` marks where an iteration starts.
+# * **No CPU work inside.** A graph that touches a CPU tensor is not recorded: inductor skips
+#   CUDA graphs for it ("skipping cudagraphs due to cpu device"), counts the skip, and runs it
+#   as ordinary compiled code. A `.item()` inside is a graph break by default, as above.
+#
+# On a CPU the mode compiles as usual and records nothing. Here is the CPU run:
+
+# %%
+from torch._dynamo.utils import counters
+
+reset()
+cpu_ro = torch.compile(lambda x: (x * 1.5 + 0.5).relu() * 3, mode="reduce-overhead")
+first_out = cpu_ro(x_pos)
+first_copy = first_out.clone()
+second_out = cpu_ro(x_pos + 1)
+skips = counters["inductor"]["cudagraph_skips"]
+print("CUDA graphs skipped (inductor's count):", skips)
+print(
+    "the second call wrote new memory; the first output kept its values:",
+    first_out.data_ptr() != second_out.data_ptr() and torch.equal(first_out, first_copy),
+)
+claim(skips >= 1, "on CPU tensors inductor skipped CUDA graphs")
+
+# %% [markdown]
+# On a CUDA GPU the next cell records and replays a graph, keeps one output across a replay to
+# show the error, and keeps a clone instead. Without one it says what it skipped.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+if not torch.cuda.is_available():
+    print("No CUDA GPU here: skipped recording and replaying a CUDA graph, the error for an output")
+    print("kept across a replay, and cudagraph_mark_step_begin. The CPU run above shows the skip.")
+else:
+    reset()
+    xg = torch.rand(10_000, device="cuda")
+    gpu_ro = torch.compile(lambda x: (x * 1.5 + 0.5).relu() * 3, mode="reduce-overhead")
+    for _ in range(3):
+        gpu_ro(xg)  # warm-up runs, then the recording
+    kept = gpu_ro(xg)
+    gpu_ro(xg)  # a new iteration: the replay overwrites kept's memory
+    try:
+        print(kept.sum())
+    except RuntimeError as err:
+        print("reading an output kept across a replay:", str(err).splitlines()[0])
+    torch.compiler.cudagraph_mark_step_begin()
+    safe = gpu_ro(xg).clone()
+    torch.compiler.cudagraph_mark_step_begin()
+    gpu_ro(xg)
+    print("a clone survives the next replay:", torch.allclose(safe, (xg * 1.5 + 0.5).relu() * 3))
+    print("CUDA graphs skipped:", counters["inductor"]["cudagraph_skips"])
+
+# %% [markdown]
 # ## Common mistakes
 #
 # **A Python `if` on a captured scalar.** Under `fullgraph=True`, `.item()` stays in the graph
@@ -735,6 +950,22 @@ if x > 0.5:
     pass
 
 # %% [markdown]
+# **A custom operator without a fake implementation.** Compiling a call to it fails: the
+# compiler traces with fake tensors and has no way to learn what the operator returns.
+
+
+# %% tags=["version-specific", "raises-exception"]
+@torch.library.custom_op("course::poly_nofake", mutates_args=())
+def poly_nofake(x: torch.Tensor) -> torch.Tensor:
+    return torch.from_numpy(np.polyval([0.5, -1.0, 2.0], x.numpy(force=True))).to(x.dtype)
+
+
+torch.compile(scored(poly_nofake), backend="eager")(x_pos)
+
+# %% [markdown]
+# Fix: register one, `@poly_nofake.register_fake` on a function that returns
+# `torch.empty_like(x)`, as for `poly` above.
+#
 # **Timing inside a compiled function.** `time.time()` in the function breaks the graph and
 # measures the pieces, not the whole. Time from outside, with `measure` or `time_once`.
 #
@@ -755,6 +986,14 @@ if x > 0.5:
 #   tensors instead of `.item()`.
 # * `torch.compiler.disable` keeps a function out of the graph on purpose, at the price of one
 #   break where it is called.
+# * A custom operator (`torch.library.custom_op`) keeps opaque code, NumPy included, inside one
+#   graph; its fake implementation (`register_fake`) gives the output's shape and dtype without
+#   running it, and without one compiling fails. `allow_in_graph` is not opaque: the function is
+#   run on fake tensors and traced by the backend, so it must be a pure tensor function, and its
+#   Python side effects happen only while tracing.
+# * `mode="reduce-overhead"` replays CUDA graphs: inputs are copied into static buffers, each
+#   replay overwrites the previous outputs (`.clone()` what you keep), and a graph with CPU
+#   tensors is not recorded (on a CPU nothing is).
 # * The first compile with an empty inductor cache is cold and slow; the same compile with a
 #   warm cache is much cheaper.
 #
@@ -768,6 +1007,12 @@ if x > 0.5:
 #   reference (`recursive`, `reason`).
 # * [`torch._logging.set_logs`](https://docs.pytorch.org/docs/stable/generated/torch._logging.set_logs.html):
 #   the `graph_breaks` and `recompiles` switches, and how `TORCH_LOGS` takes precedence.
+# * [Custom Python operators](https://docs.pytorch.org/tutorials/advanced/python_custom_ops.html)
+#   (`torch.library.custom_op`, `register_fake`, `opcheck`) and the
+#   [`torch.compiler.allow_in_graph`](https://docs.pytorch.org/docs/stable/generated/torch.compiler.allow_in_graph.html)
+#   reference, whose table sets it beside custom operators.
+# * [CUDAGraph Trees](https://docs.pytorch.org/docs/stable/torch.compiler_cudagraph_trees.html):
+#   what `mode="reduce-overhead"` records, and `torch.compiler.cudagraph_mark_step_begin`.
 
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/11_graph_breaks.ipynb](../exercises/11_graph_breaks.ipynb) ·

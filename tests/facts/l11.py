@@ -356,3 +356,247 @@ def _():
     assert len(re.findall(r"empty_strided_cpu\(\(s\w+, \)", call)) == 1  # one new n-element tensor
     kernel = code[: code.index("def call(")]
     assert len(re.findall(r"loadu\(in_ptr0 \+", kernel)) == 4  # x read in both loops (full and tail vectors)
+
+
+# --- opaque code inside one graph: custom operators, allow_in_graph -------------------------------
+
+
+def _numpy_poly_op(name, with_fake=True, runs=None):
+    import numpy as np
+
+    @torch.library.custom_op(name, mutates_args=())
+    def poly(x: torch.Tensor) -> torch.Tensor:
+        if runs is not None:
+            runs.append(1)
+        return torch.from_numpy(np.polyval([0.5, -1.0, 2.0], x.numpy(force=True))).to(x.dtype)
+
+    if with_fake:
+        poly.register_fake(lambda x: torch.empty_like(x))
+    return poly
+
+
+@fact(
+    "11",
+    "custom-op-one-opaque-node",
+    "`torch.library.custom_op` registers your Python function as an operator (here `course::poly`) that the "
+    "graph calls as one opaque node.",
+)
+def _():
+    poly = _numpy_poly_op("facts11::poly_node")
+    graphs = []
+
+    def keep(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    torch._dynamo.reset()
+    torch.compile(lambda x: poly(x * 2 - 1).sqrt(), backend=keep)(torch.rand(5))
+    assert len(graphs) == 1
+    targets = [n.target for n in graphs[0].graph.nodes if n.op == "call_function"]
+    assert torch.ops.facts11.poly_node.default in targets  # one node; nothing of NumPy's inside
+    assert not any("polyval" in str(t) for t in targets)
+
+
+@fact(
+    "11",
+    "np-polyval-not-traced",
+    "`np.polyval` is one: `torch.compile` translates most NumPy calls, not this one",
+)
+def _():
+    import numpy as np
+    import torch._numpy as tnp
+
+    assert not hasattr(tnp, "polyval")
+    fn, counter = _counted(lambda x: torch.from_numpy(np.polyval([1.0, 2.0], (x * 2).numpy())) + 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fn(torch.rand(4))
+    assert counter.frame_count >= 2  # the call broke the graph
+
+
+@fact(
+    "11",
+    "fake-tensors-and-register-fake",
+    "tracing runs on *fake* tensors, which carry a shape, a dtype and a device but no data. The **fake "
+    "implementation**, registered with `register_fake`, computes exactly that: the output's shape, dtype and "
+    "device from the inputs'.",
+)
+def _():
+    from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+
+    runs = []
+    poly = _numpy_poly_op("facts11::poly_fake", runs=runs)
+    with FakeTensorMode():
+        out = poly(torch.empty(10**12, dtype=torch.float64))
+    assert isinstance(out, FakeTensor) and out.shape == (10**12,) and out.dtype == torch.float64
+    assert out.device.type == "cpu" and runs == []  # the real function never ran
+    assert poly(torch.empty(3, device="meta")).device.type == "meta" and runs == []
+
+
+@fact(
+    "11",
+    "no-fake-compile-fails",
+    "Without a fake implementation the compiler has no way to learn the output's shape, and compiling fails "
+    "with an error that says so",
+)
+def _():
+    poly = _numpy_poly_op("facts11::poly_nofake", with_fake=False)
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match="(?i)fake"):  # 2.13: "There was no fake impl registered for ..."
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.compile(lambda x: poly(x * 2) + 1, backend="eager")(torch.rand(4))
+
+
+@fact(
+    "11",
+    "opcheck-compares-fake-and-real",
+    "`torch.library.opcheck(op, args)` runs the real operator and its fake on the same inputs and fails when "
+    "they disagree.",
+)
+def _():
+    good = _numpy_poly_op("facts11::poly_good")
+    torch.library.opcheck(good, (torch.rand(4),), test_utils=("test_faketensor",))
+    liar = _numpy_poly_op("facts11::poly_liar", with_fake=False)
+    liar.register_fake(lambda x: x.new_empty(()))  # the wrong shape
+    with pytest.raises(Exception, match="test_faketensor failed"):
+        torch.library.opcheck(liar, (torch.rand(4),), test_utils=("test_faketensor",))
+
+
+@fact(
+    "11",
+    "allow-in-graph-promise",
+    "Its docstring states the promise you make: the inputs and outputs are tensors (or ints, floats, bools, "
+    "lists and tuples of them), every tensor `fn` uses is passed in as an input, and otherwise the behaviour is "
+    "undefined.",
+)
+def _():
+    doc = " ".join(torch.compiler.allow_in_graph.__doc__.split())
+    assert "Failure to adhere results in undefined behavior" in doc
+    assert "The inputs to ``fn`` must be Proxy-able types in the FX graph" in doc
+    assert "The outputs to ``fn`` must be Proxy-able types" in doc
+    assert "all Tensors used inside of ``fn`` must be passed directly as inputs" in doc
+
+
+@fact(
+    "11",
+    "allow-in-graph-run-on-fakes-and-traced",
+    "It is not a custom operator: Dynamo still *runs* `fn` on fake tensors to learn its outputs, and the "
+    "backend (AOTAutograd, then inductor) traces through it.",
+)
+def _():
+    import numpy as np
+
+    doc = " ".join(torch.compiler.allow_in_graph.__doc__.split())
+    assert "| allow_in_graph | opaque callable | trace inside |" in doc
+    assert "| custom op | opaque callable | opaque callable |" in doc
+    seen = []
+
+    @torch.compiler.allow_in_graph
+    def spy(y):
+        seen.append(type(y).__name__)
+        return y * 2
+
+    torch._dynamo.reset()
+    torch.compile(lambda x: spy(x + 1), backend="aot_eager")(torch.rand(3))
+    assert "FakeTensor" in seen  # run on fake tensors (Dynamo), traced by AOTAutograd
+    allowed = torch.compiler.allow_in_graph(lambda x: torch.from_numpy(np.sort(x.numpy())))
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match=r"\.numpy\(\)"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.compile(lambda x: allowed(x * 2), backend="eager")(torch.rand(3))
+
+
+@fact(
+    "11",
+    "allow-in-graph-side-effects-at-trace",
+    "And Python side effects inside it run when the function is *traced*, not when the compiled code runs.",
+)
+def _():
+    runs = [0]
+
+    @torch.compiler.allow_in_graph
+    def counted(y):
+        runs[0] += 1
+        return y * 2
+
+    torch._dynamo.reset()
+    fn = torch.compile(lambda x: counted(x + 1) - 1, backend="aot_eager")
+    fn(torch.rand(3))
+    after_first = runs[0]
+    for _ in range(3):
+        fn(torch.rand(3))
+    assert after_first >= 1 and runs[0] == after_first
+
+
+# --- mode="reduce-overhead": CUDA graphs --------------------------------------------------------
+
+
+def _cudagraph_trees_source() -> str:
+    import torch._inductor.cudagraph_trees as trees
+
+    return inspect.getsource(trees)
+
+
+@fact(
+    "11",
+    "cudagraph-static-inputs-copied",
+    "An input that is not already at a recorded address (parameters and buffers are; a new input tensor is "
+    "not) is copied into a static buffer before each replay.",
+)
+def _():
+    import torch._inductor.cudagraph_trees as trees
+
+    copy = inspect.getsource(trees.CUDAGraphNode._copy_inputs_and_remove_from_src)
+    assert "non_static_input_idx" in copy and "_foreach_copy_" in copy
+    run = inspect.getsource(trees.CUDAGraphNode.run)
+    assert "_copy_inputs_and_remove_from_src" in run
+    # parameters and buffers are static inputs: dynamo marks them, and the node keeps their addresses
+    assert "static_input_idxs" in inspect.getsource(trees.CUDAGraphNode.__init__)
+
+
+@fact(
+    "11",
+    "cudagraph-outputs-overwritten",
+    "Reading an output of an earlier iteration after a later replay raises `RuntimeError: Error: accessing "
+    "tensor output of CUDAGraphs that has been overwritten by a subsequent run.`",
+)
+def _():
+    source = " ".join(_cudagraph_trees_source().replace('"\n', "").split())
+    assert "Error: accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run." in (
+        source.replace('" "', "")
+    )
+
+
+@fact(
+    "11",
+    "cudagraph-mark-step-begin",
+    "Each call of the compiled function starts a new iteration; when that guess is wrong (two calls within one "
+    "step), `torch.compiler.cudagraph_mark_step_begin()` marks where an iteration starts.",
+)
+def _():
+    doc = " ".join(torch.compiler.cudagraph_mark_step_begin.__doc__.split())
+    assert "A new iteration is started on each invocation of torch.compile" in doc
+    assert "rand_foo() + rand_foo()" in doc  # the docs' example: two calls in one step
+
+
+@fact(
+    "11",
+    "cudagraph-skipped-on-cpu",
+    'A graph that touches a CPU tensor is not recorded: inductor skips CUDA graphs for it ("skipping '
+    'cudagraphs due to cpu device"), counts the skip, and runs it as ordinary compiled code.',
+)
+def _():
+    from torch._dynamo.utils import counters
+    from torch._inductor.cudagraph_utils import check_multiple_devices_or_any_cpu_nodes
+
+    node = torch.fx.Graph().placeholder("x")
+    msg = check_multiple_devices_or_any_cpu_nodes({torch.device("cpu"): node})
+    assert msg.startswith("skipping cudagraphs due to cpu device")
+    torch._dynamo.reset()
+    counters.clear()
+    fn = torch.compile(lambda x: (x * 1.5 + 0.5).relu() * 3, mode="reduce-overhead")
+    x = torch.rand(100)
+    assert torch.allclose(fn(x), (x * 1.5 + 0.5).relu() * 3)
+    assert counters["inductor"]["cudagraph_skips"] >= 1

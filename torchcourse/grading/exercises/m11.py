@@ -10,12 +10,19 @@ from __future__ import annotations
 import functools
 import warnings
 
+import numpy as np
 import torch
 
 from torchcourse.compiletools import captured_logs
 from torchcourse.grading.checks import Exercise
 from torchcourse.grading.exercises._inputs import randn
 from torchcourse.grading.exercises._solutions import solution
+from torchcourse.grading.exercises.m11_ops import (
+    _bins_op_property,
+    _op_cases,
+    _replay_cases,
+    _replay_property,
+)
 from torchcourse.grading.rules import Graph, NoLoop
 
 
@@ -171,6 +178,40 @@ def _huber_cases():
     ]
 
 
+# --- 11.7 / 11.8 (properties and cases in m11_ops) ------------------------------------------
+
+
+make_bins_op = solution("11", "make_bins_op")
+run_all = solution("11", "run_all")
+
+
+def _bins_np_copy(a):
+    """The given bins_np, defined in an importable module so that Dynamo can trace the wrong answers' calls."""
+    return np.digitize(a, [0.25, 0.5, 0.75])
+
+
+def _op_disabled(name):
+    return torch.compiler.disable(lambda x: torch.from_numpy(_bins_np_copy(x.numpy(force=True))).to(x.device))
+
+
+def _op_without_fake(name):
+    @torch.library.custom_op(name, mutates_args=())
+    def bins(x: torch.Tensor) -> torch.Tensor:
+        return torch.from_numpy(_bins_np_copy(x.numpy(force=True))).to(x.device)
+
+    return bins
+
+
+def _op_fake_like_input(name):
+    bins = _op_without_fake(name)
+    bins.register_fake(lambda x: torch.empty_like(x))  # float, where the operator returns int64
+    return bins
+
+
+def _op_allowed(name):
+    return torch.compiler.allow_in_graph(lambda x: torch.from_numpy(_bins_np_copy(x.numpy(force=True))).to(x.device))
+
+
 EXERCISES = [
     Exercise(
         "11.1",
@@ -274,6 +315,44 @@ EXERCISES = [
             one_graph(_huber_loop),
             lambda x, delta: torch.where(x.abs() < delta, 0.5 * x * x, delta * (x.abs() - 0.5 * delta)).sum(),
             lambda x, delta: torch.where(x.abs() <= delta, delta * (x.abs() - 0.5 * delta), 0.5 * x * x).mean(),
+        ],
+    ),
+    Exercise(
+        "11.7",
+        "Opaque NumPy code inside one graph",
+        make_bins_op,
+        cases=_op_cases,
+        property=_bins_op_property,
+        hints=[
+            "@torch.library.custom_op(name, mutates_args=()) on a function with type hints "
+            "(x: torch.Tensor) -> torch.Tensor; inside, x.numpy(force=True) gives the values to bins_np.",
+            "Then @bins.register_fake on a function of x that returns an empty tensor of the output's shape "
+            "and dtype: torch.empty_like(x, dtype=torch.int64). Return the decorated function.",
+        ],
+        wrong=[
+            _op_disabled,
+            _op_without_fake,
+            _op_fake_like_input,
+            _op_allowed,
+            lambda name: lambda x: torch.from_numpy(_bins_np_copy(x.numpy(force=True))),
+        ],
+    ),
+    Exercise(
+        "11.8",
+        "Outputs that survive the next replay",
+        run_all,
+        cases=_replay_cases,
+        property=_replay_property,
+        hints=[
+            "step returns the same output memory every time: after the next call, what you kept holds the "
+            "new values. Keep a copy of each result before the next call.",
+            "result.clone() copies into new memory; [step(x).clone() for x in xs] keeps each call's values.",
+        ],
+        wrong=[
+            lambda step, xs: [step(x) for x in xs],
+            lambda step, xs: [step(x).detach() for x in xs],
+            lambda step, xs: [o.clone() for o in [step(x) for x in xs]],
+            lambda step, xs: [(torch.compiler.cudagraph_mark_step_begin(), step(x))[1] for x in xs],
         ],
     ),
 ]
