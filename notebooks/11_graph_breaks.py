@@ -600,9 +600,9 @@ claim(numpy_runs[0] == before and tuple(out.shape) == (10**12,), "the fake answe
 
 # %% [markdown]
 # Without a fake implementation the compiler has no way to learn the output's shape, and
-# compiling fails with an error that says so (see Common mistakes below). A fake that lies
-# (wrong shape or dtype) is worse: the graph is built on the lie. `torch.library.opcheck(op,
-# args)` runs the real operator and its fake on the same inputs and fails when they disagree.
+# compiling fails with an error that says so (see Common mistakes below). A fake must agree
+# with the real operator on shape, dtype and device: `torch.library.opcheck(op, args)` runs the
+# real operator and its fake on the same inputs and fails when they disagree.
 #
 # ### `torch.compiler.allow_in_graph`: not traced, but not opaque
 #
