@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 05 of 00–16 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/05_vectorisation.ipynb) · previous: [04 · Dtypes](04_dtypes.ipynb) · next: [06 · Linear algebra](06_linear_algebra.ipynb)
+# *Module 05 of 00–17 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/05_vectorisation.ipynb) · previous: [04 · Dtypes](04_dtypes.ipynb) · next: [06 · Linear algebra](06_linear_algebra.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
