@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 10 of 00–16 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/10_recompilation.ipynb) · previous: [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb) · next: [11 · Graph breaks](11_graph_breaks.ipynb)
+# *Module 10 of 00–17 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/10_recompilation.ipynb) · previous: [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb) · next: [11 · Graph breaks](11_graph_breaks.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -409,6 +409,108 @@ print(f"mark_unbacked(x, 0), lengths 100, 200, 1, 0: compiles {counter.frame_cou
 claim(counter.frame_count == 1, "with mark_unbacked, sizes 1 and 0 run the graph compiled for 100")
 
 # %% [markdown]
+# ## What `dynamic=` sets, read from the source
+#
+# `torch.compile`'s `dynamic=` argument sets two of dynamo's options (documented in
+# `torch/_dynamo/config.py`) for the function it wraps:
+#
+# * `assume_static_by_default` (default `True`): in the first graph every size is a constant,
+#   except those you marked (`mark_dynamic`, `mark_unbacked`);
+# * `automatic_dynamic_shapes` (default `True`): when a size guard fails, the recompile makes
+#   that size dynamic.
+#
+# `dynamic=None` keeps both defaults: static on the first call, automatic dynamic after a
+# recompile caused by a size change. `dynamic=True` sets `assume_static_by_default=False`:
+# sizes are symbols from the first compile. `dynamic=False` sets `automatic_dynamic_shapes=False`:
+# each new size recompiles a static graph. The same six calls under each choice, and under the
+# default with one of the two options changed by hand; each row gives the number of compiles
+# after each call:
+
+# %%
+calls = (100, 200, 300, 1, 0, 200)
+
+
+def compiles_per_call(mark=None, **kwargs):
+    """Compile f with the counting backend, call it on torch.ones(n) for each n in calls
+    (marking dimension 0 of the first tensor with `mark`, if given): the compiles after each call."""
+    reset()
+    counter = compile_counter()
+    fn = torch.compile(f, backend=counter, **kwargs)
+    counts = []
+    for i, n in enumerate(calls):
+        x = torch.ones(n)
+        if mark is not None and i == 0:
+            mark(x, 0)
+        fn(x)
+        counts.append(counter.frame_count)
+    return counts
+
+
+print("assume_static_by_default:", torch._dynamo.config.assume_static_by_default)
+print("automatic_dynamic_shapes:", torch._dynamo.config.automatic_dynamic_shapes)
+rows = {
+    "dynamic=None (the default)": compiles_per_call(),
+    "dynamic=True": compiles_per_call(dynamic=True),
+    "dynamic=False": compiles_per_call(dynamic=False),
+    "mark_dynamic(first, 0)": compiles_per_call(torch._dynamo.mark_dynamic),
+    "mark_unbacked(first, 0)": compiles_per_call(torch._dynamo.decorators.mark_unbacked),
+}
+with torch._dynamo.config.patch(assume_static_by_default=False):
+    rows["None, assume_static_by_default=False"] = compiles_per_call()
+with torch._dynamo.config.patch(automatic_dynamic_shapes=False):
+    rows["None, automatic_dynamic_shapes=False"] = compiles_per_call()
+print(f"{'length of the call:':38s}" + "".join(f"{n:>5d}" for n in calls))
+for label, counts in rows.items():
+    print(f"{label:38s}" + "".join(f"{c:>5d}" for c in counts))
+claim(
+    rows["dynamic=None (the default)"] == [1, 2, 2, 3, 4, 4],
+    "the default compiles static, then dynamic at 200, which serves 300; lengths 1 and 0 add one graph each",
+)
+claim(
+    rows["None, assume_static_by_default=False"] == rows["dynamic=True"]
+    and rows["None, automatic_dynamic_shapes=False"] == rows["dynamic=False"],
+    "changing one option by hand reproduces dynamic=True (assume_static_by_default) and dynamic=False "
+    "(automatic_dynamic_shapes)",
+)
+
+# %% [markdown]
+# Read the rows: `dynamic=False` compiles once per distinct length (five); `dynamic=True` and
+# `mark_dynamic` compile one dynamic graph at once, then one each for lengths 1 and 0 (the 0/1
+# specialisation); the default pays one static graph first, so one compile more than
+# `dynamic=True`. Only `mark_unbacked` runs all six calls with one graph.
+#
+# ### What `mark_dynamic` costs
+#
+# A marked dimension changes the guards. The static graph checks the exact size; the marked one
+# checks no size in the tensor guard (`None`) and adds a guard of its own: the size is at least
+# 2, which is how lengths 0 and 1 are sent to other graphs. That guard runs on every call:
+
+
+# %% tags=["version-specific"]
+def shape_guards(mark):
+    """The size in the tensor guard, and any guard on x's size, for f compiled on torch.ones(100)."""
+    reset()
+    x = torch.ones(100)
+    if mark:
+        torch._dynamo.mark_dynamic(x, 0)
+    with captured_logs(guards=True) as logs:
+        torch.compile(f, backend=compile_counter())(x)
+    tensor = logs.require("TENSOR_MATCH", "the guard on the tensor argument")[0]
+    size = re.search(r"size=\[[^\]]*\]", tensor).group(0)
+    extra = [line.split(": ", 1)[1].split("  #")[0].strip() for line in logs.grep(r"LAMBDA_GUARD: .*size\(\)")]
+    return size, extra
+
+
+for label, mark in (("static", False), ("mark_dynamic(x, 0)", True)):
+    size, extra = shape_guards(mark)
+    print(f"{label:19s} tensor guard {size:11s} | guards on the size: {extra}")
+
+# %% [markdown]
+# The promise has a second cost: the traced code must work for every size. If it needs the
+# exact value (an `if` on the size), dynamo raises instead of quietly specialising (see *Common
+# mistakes*). `torch._dynamo.maybe_mark_dynamic` is the same mark without the promise.
+
+# %% [markdown]
 # ## Python arguments are constants
 #
 # Dynamo traces Python code once per set of guards. A Python argument that decides a branch
@@ -623,6 +725,9 @@ with torch._dynamo.config.patch(recompile_limit=2, fail_on_recompile_limit_hit=T
 # * A second size makes dynamo compile a dynamic kernel (sizes as arguments) that serves
 #   later sizes; `dynamic=False/True` and `mark_dynamic` choose explicitly; a dynamic size of
 #   0 or 1 still gets a graph of its own, unless `mark_unbacked` makes the size unbacked.
+# * `dynamic=None` keeps `assume_static_by_default` and `automatic_dynamic_shapes` on (static
+#   first, dynamic after a size changes); `dynamic=True` turns the first off, `dynamic=False`
+#   the second. `mark_dynamic` adds a guard (size at least 2) and raises if the size is specialised.
 # * Python values that steer branches are constants: one compile per value seen.
 # * Past `recompile_limit` (8 by default) the function runs eagerly with a logged warning;
 #   `torch.compiler.set_stance("fail_on_recompile")` turns any recompile into an error and

@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 10 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/10_recompilation.ipynb) · previous: [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb) · next: [11 · Graph breaks](11_graph_breaks.ipynb)
+# *Module 10 of 00–17 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/10_recompilation.ipynb) · previous: [09 · torch.compile: fusion and overhead](09_compile_fusion.ipynb) · next: [11 · Graph breaks](11_graph_breaks.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -54,7 +54,8 @@ _ = check_torch()
 #
 # Practice for the lesson [10 · Recompilation and dynamic shapes](../notebooks/10_recompilation.ipynb):
 # reading recompile reasons, counting compiles with the counting backend, choosing static
-# or dynamic shapes, the recompile limit, and a backend of your own.
+# or dynamic shapes, the recompile limit, a backend of your own, and one graph for batches of
+# every size.
 #
 # Write each answer in place of `raise NotImplementedError`, run the cell, and read the
 # check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("10.3")` shows the
@@ -242,6 +243,30 @@ def graph_kinds(sizes):
 
 
 check("10.6", graph_kinds)
+
+
+# %% [markdown]
+# ### 10.7 · One graph for every batch, empty and single ones included
+#
+# A service receives batches of any number of rows, 0 and 1 included, always with the same
+# number of columns. Write `serve(fn, batches)`: compile `fn` with `torch.compile`
+# (`backend="eager"` keeps it quick: only the number of graphs matters here), call the compiled
+# function on each tensor of the list `batches`, in order, and return the list of results.
+# Dynamo must compile exactly one graph for the whole list, whatever sizes it holds. The check
+# runs your function again after `torch.compiler.reset()` and counts the graphs it compiles.
+
+
+# %%
+def serve(fn, batches):
+    ### BEGIN SOLUTION
+    compiled = torch.compile(fn, backend="eager")
+    # an unbacked size: no guess about its value, so 0 and 1 run the same graph as every other size
+    torch._dynamo.decorators.mark_unbacked(batches[0], 0)
+    return [compiled(batch) for batch in batches]
+    ### END SOLUTION
+
+
+check("10.7", serve)
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [10 · Recompilation and dynamic shapes](../notebooks/10_recompilation.ipynb) ·

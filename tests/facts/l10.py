@@ -320,3 +320,98 @@ def _():
             for name in ("add", "add_", "add__"):
                 compiled(torch.ones(3), name)
     torch.compiler.reset()
+
+
+@fact(
+    "10",
+    "dynamic-true-is-assume-static-off",
+    "`dynamic=True` sets `assume_static_by_default=False`: sizes are symbols from the first compile",
+)
+def _():
+    from torch._dynamo.eval_frame import make_set_enable_dynamic
+
+    assert torch._dynamo.config.assume_static_by_default is True  # the default
+    calls = [(torch.ones(n),) for n in (100, 200, 300, 1, 0, 200)]
+    assert _compiles(f, calls, dynamic=True) == 3
+    with torch._dynamo.config.patch(assume_static_by_default=False):
+        assert _compiles(f, calls) == 3
+    revert = make_set_enable_dynamic(True)()  # what torch.compile(dynamic=True) applies around each call
+    try:
+        assert torch._dynamo.config.assume_static_by_default is False
+        assert torch._dynamo.config.automatic_dynamic_shapes is True
+    finally:
+        revert()
+
+
+@fact(
+    "10",
+    "dynamic-false-is-automatic-off",
+    "`dynamic=False` sets `automatic_dynamic_shapes=False`: each new size recompiles a static graph",
+)
+def _():
+    from torch._dynamo.eval_frame import make_set_enable_dynamic
+
+    calls = [(torch.ones(n),) for n in (100, 200, 300, 1, 0, 200)]
+    assert _compiles(f, calls, dynamic=False) == 5
+    with torch._dynamo.config.patch(automatic_dynamic_shapes=False):
+        assert _compiles(f, calls) == 5
+    revert = make_set_enable_dynamic(False)()
+    try:
+        assert torch._dynamo.config.automatic_dynamic_shapes is False
+        assert torch._dynamo.config.assume_static_by_default is True
+    finally:
+        revert()
+
+
+@fact(
+    "10",
+    "dynamic-none-keeps-defaults",
+    "`dynamic=None` keeps both defaults: static on the first call, automatic dynamic after a recompile caused by a "
+    "size change",
+)
+def _():
+    assert torch._dynamo.config.assume_static_by_default is True
+    assert torch._dynamo.config.automatic_dynamic_shapes is True
+    calls = [(torch.ones(n),) for n in (100, 200, 300, 1, 0, 200)]
+    assert _compiles(f, calls) == 4
+
+
+@fact(
+    "10",
+    "mark-dynamic-guard-at-least-two",
+    "adds a guard of its own: the size is at least 2, which is how lengths 0 and 1 are sent to other graphs",
+)
+def _():
+    x = torch.ones(100)
+    torch._dynamo.mark_dynamic(x, 0)
+    torch.compiler.reset()
+    with captured_logs(guards=True) as logs:
+        torch.compile(f, backend="eager")(x)
+    torch.compiler.reset()
+    assert "size=[None]" in logs.require("TENSOR_MATCH")[0]
+    assert logs.grep(r"2 <= L\['x'\]\.size\(\)\[0\]")
+    marked = torch.ones(100)
+    torch._dynamo.mark_dynamic(marked, 0)
+    assert _compiles(f, [(marked,)] + [(torch.ones(n),) for n in (1, 0, 50)]) == 3
+
+
+@fact(
+    "10",
+    "maybe-mark-dynamic-no-promise",
+    "`torch._dynamo.maybe_mark_dynamic` is the same mark without the promise",
+)
+def _():
+    def first_or_rest(x):
+        if x.shape[0] == 1000:
+            return x + 1
+        return x - 1
+
+    x = torch.ones(1000)
+    torch._dynamo.maybe_mark_dynamic(x, 0)
+    torch.compiler.reset()
+    out = torch.compile(first_or_rest, backend="eager")(x)  # specialises quietly: no error
+    torch.compiler.reset()
+    assert torch.equal(out, x + 1)
+    y = torch.ones(100)
+    torch._dynamo.maybe_mark_dynamic(y, 0)
+    assert _compiles(f, [(y,)] + [(torch.ones(n),) for n in (200, 300)]) == 1  # no branch: dynamic from the start

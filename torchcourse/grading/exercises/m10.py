@@ -9,82 +9,14 @@ reference run never changes what the learner's run sees.
 
 from __future__ import annotations
 
-import types
-
 import torch
 
 from torchcourse.grading.checks import Exercise
 from torchcourse.grading.exercises._solutions import solution
-from torchcourse.grading.rules import Case, Holds, IsView, Rule
+from torchcourse.grading.exercises.m10_rules import GraphsCompiled, Measures, _counter, _fresh
+from torchcourse.grading.rules import Holds, IsView
 
 _LIMIT_AT_IMPORT = torch._dynamo.config.recompile_limit
-
-
-def _fresh(fn):
-    """A copy of ``fn`` with its own code object, hence an empty dynamo cache."""
-    return types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
-
-
-def _counter():
-    from torch._dynamo.testing import CompileCounter
-
-    return CompileCounter()
-
-
-def _graphs_compiled() -> int:
-    """Graphs dynamo has compiled in this process, with any backend (torch.compiler.reset() keeps the count)."""
-    from torch._dynamo.utils import counters
-
-    return counters["stats"]["unique_graphs"]
-
-
-class Measures(Rule):
-    """ "Measure, do not guess", judged by behaviour: the answer runs again from a fresh dynamo state
-    (``torch.compiler.reset()``) while the graphs dynamo compiles are counted, with any backend.
-    An answer that measures compiles at least the graphs it reports; one that works the counts
-    out from the rules compiles none. ``start_limit``: the recompile limit is set to this value
-    (not the default) before the run, and must be that value after it ("leave the setting as you
-    found it")."""
-
-    name = "measured"
-
-    def __init__(self, reported, start_limit: int | None = None) -> None:
-        self.reported = reported  # (the answer's result) -> the graphs its measurement compiled
-        self.start_limit = start_limit
-
-    def judge(self, case: Case) -> str | None:
-        try:
-            claimed = int(self.reported(case.got))
-        except Exception:  # noqa: BLE001 - the comparison already judged the result
-            return None
-        found = torch._dynamo.config.recompile_limit
-        args = case.fresh()
-        torch.compiler.reset()
-        if self.start_limit is not None:
-            torch._dynamo.config.recompile_limit = self.start_limit
-        before = _graphs_compiled()
-        try:
-            case.fn(*args)
-        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
-            return None
-        finally:
-            compiled = _graphs_compiled() - before
-            after = torch._dynamo.config.recompile_limit
-            torch._dynamo.config.recompile_limit = found
-            torch.compiler.reset()
-        if self.start_limit is not None and after != self.start_limit:
-            return (
-                f"torch._dynamo.config.recompile_limit was {self.start_limit} before your function ran and "
-                f"{after} after it; leave it as you found it: change it only inside "
-                "`with torch._dynamo.config.patch(...)`, not by setting a value back"
-            )
-        if 0 <= compiled < claimed:
-            return (
-                f"your function reports {claimed} compiled graph{'s' if claimed != 1 else ''}, but compiled "
-                f"{compiled} while it ran; measure: compile the function, call it, and count the graphs "
-                "(do not work the counts out from the rules)"
-            )
-        return None
 
 
 # --- 10.1 ------------------------------------------------------------------------------
@@ -300,6 +232,56 @@ def _graph_kinds_per_size(sizes):
     return out
 
 
+# --- 10.7 ------------------------------------------------------------------------------
+serve = solution("10", "serve")
+
+
+def _serve_probe(x):
+    return (x * 2).sum(dim=1)
+
+
+def _serve_softmax(x):
+    return torch.softmax(x, dim=1) + x.mean(dim=1, keepdim=True)
+
+
+def _serve_cases():
+    from torchcourse.grading.exercises._inputs import randn
+
+    def batches(sizes, features, seed):
+        return [randn(n, features, seed=seed + k) for k, n in enumerate(sizes)]
+
+    return [
+        (_fresh(_serve_probe), batches((5, 1, 0, 7, 1, 3), 4, 1070)),
+        (_fresh(_serve_softmax), batches((2, 9, 0, 1), 3, 1080)),
+        (_fresh(_serve_probe), batches((1, 6, 0), 2, 1090)),  # the first batch holds one row
+    ]
+
+
+def _batch_sizes(args):
+    _, batches = args
+    return "batches of " + ", ".join(str(b.shape[0]) for b in batches) + " rows"
+
+
+def _serve_mark_dynamic(fn, batches):
+    torch._dynamo.mark_dynamic(batches[0], 0)
+    compiled = torch.compile(fn, backend="eager")
+    return [compiled(b) for b in batches]
+
+
+def _serve_dynamic_true(fn, batches):
+    compiled = torch.compile(fn, backend="eager", dynamic=True)
+    return [compiled(b) for b in batches]
+
+
+def _serve_default(fn, batches):
+    compiled = torch.compile(fn, backend="eager")
+    return [compiled(b) for b in batches]
+
+
+def _serve_eager(fn, batches):
+    return [fn(b) for b in batches]
+
+
 EXERCISES = [
     Exercise(
         "10.1",
@@ -385,5 +367,19 @@ EXERCISES = [
             "dynamic graph has a torch.SymInt among them (the size), or a tensor whose shape holds one.",
         ],
         wrong=[_graph_kinds_naive, _graph_kinds_per_size],
+    ),
+    Exercise(
+        "10.7",
+        "One graph for every batch, empty and single ones included",
+        serve,
+        cases=_serve_cases,
+        rules=[GraphsCompiled(1, sizes=_batch_sizes)],
+        hints=[
+            "With dynamic=True or mark_dynamic a dynamic size is a symbol assumed to be at least 2: a batch of "
+            "1 or 0 rows still gets a graph of its own. You need a size dynamo knows nothing about.",
+            "torch._dynamo.decorators.mark_unbacked(batches[0], 0) before the first call makes dimension 0 an "
+            "unbacked size: the graph compiled for the first batch serves every later size, 0 and 1 included.",
+        ],
+        wrong=[_serve_mark_dynamic, _serve_dynamic_true, _serve_default, _serve_eager],
     ),
 ]
