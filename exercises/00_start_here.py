@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 00 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/00_start_here.ipynb) · next: [01 · From data to tensors](01_data_to_tensors.ipynb)
+# *Module 00 of 00–17 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/00_start_here.ipynb) · next: [01 · From data to tensors](01_data_to_tensors.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches

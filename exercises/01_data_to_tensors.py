@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 01 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/01_data_to_tensors.ipynb) · previous: [00 · Start here](00_start_here.ipynb) · next: [02 · Storage and views](02_storage_and_views.ipynb)
+# *Module 01 of 00–17 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/01_data_to_tensors.ipynb) · previous: [00 · Start here](00_start_here.ipynb) · next: [02 · Storage and views](02_storage_and_views.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches

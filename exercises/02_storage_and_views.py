@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 02 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/02_storage_and_views.ipynb) · previous: [01 · From data to tensors](01_data_to_tensors.ipynb) · next: [03 · Strides](03_strides.ipynb)
+# *Module 02 of 00–17 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/02_storage_and_views.ipynb) · previous: [01 · From data to tensors](01_data_to_tensors.ipynb) · next: [03 · Strides](03_strides.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches

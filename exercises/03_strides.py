@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 03 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/03_strides.ipynb) · previous: [02 · Storage and views](02_storage_and_views.ipynb) · next: [04 · Dtypes](04_dtypes.ipynb)
+# *Module 03 of 00–17 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/03_strides.ipynb) · previous: [02 · Storage and views](02_storage_and_views.ipynb) · next: [04 · Dtypes](04_dtypes.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches

@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 14 of 00–16 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/14_autograd_calculus.ipynb) · previous: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb) · next: [15 · Distributed tensors](15_distributed_tensors.ipynb)
+# *Module 14 of 00–17 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/14_autograd_calculus.ipynb) · previous: [13 · Case study: genetic-algorithm fitness](13_case_study_ga.ipynb) · next: [15 · Distributed tensors](15_distributed_tensors.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches

@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 13 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/13_case_study_ga.ipynb) · previous: [12 · Compiling NumPy code](12_compiling_numpy.ipynb) · next: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)
+# *Module 13 of 00–17 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/13_case_study_ga.ipynb) · previous: [12 · Compiling NumPy code](12_compiling_numpy.ipynb) · next: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches

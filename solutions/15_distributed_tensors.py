@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 15 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/15_distributed_tensors.ipynb) · previous: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb) · next: [16 · Advanced indexing: masks, gather and scatter](16_indexing.ipynb)
+# *Module 15 of 00–17 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/15_distributed_tensors.ipynb) · previous: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb) · next: [16 · Advanced indexing: masks, gather and scatter](16_indexing.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches

@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 16 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/16_indexing.ipynb) · previous: [15 · Distributed tensors](15_distributed_tensors.ipynb)
+# *Module 16 of 00–17 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/16_indexing.ipynb) · previous: [15 · Distributed tensors](15_distributed_tensors.ipynb) · next: [17 · Compile once: caches, export and ahead-of-time](17_compile_once.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -298,4 +298,5 @@ check("16.13", fill_lower_)
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [16 · Advanced indexing: masks, gather and scatter](../notebooks/16_indexing.ipynb) ·
-# **Previous:** [15 · Distributed tensors](15_distributed_tensors.ipynb)
+# **Previous:** [15 · Distributed tensors](15_distributed_tensors.ipynb) ·
+# **Next:** [17 · Compile once: caches, export and ahead-of-time](17_compile_once.ipynb)
