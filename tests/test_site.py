@@ -154,6 +154,7 @@ def test_pages_show_the_stored_outputs_without_the_setup_cell(built):
     page = _html(built, "notebooks/00_start_here.html")
     text = re.sub(r"<[^>]+>", "", page)
     assert "The course can run here: True" in text and "Module 00 of" in text
+    assert re.search(r"<td><p>Start here</p></td>", page), "module 00's Markdown output (the module table) is no table"
     assert "✓ 00.1 A column of numbers" in _html(built, "solutions/00_start_here.html")
     assert "<title>00 · Start here: worked solutions" in _html(built, "solutions/00_start_here.html")
     assert "<title>00 · Start here: exercises" in _html(built, "exercises/00_start_here.html")

@@ -23,6 +23,9 @@ extensions = ["myst_nb"]
 # The stored outputs are the pages' outputs: never run a notebook to build the site.
 nb_execution_mode = "off"
 nb_merge_streams = True
+# Markdown outputs (module 00 displays the module table with IPython's Markdown) have tables:
+# GitHub-flavoured Markdown, as JupyterLab renders them (myst-nb's default, CommonMark, has none)
+nb_render_markdown_format = "gfm"
 # Markdown headings get anchors (README.md#modules becomes index.html#modules).
 myst_heading_anchors = 3
 myst_enable_extensions = ["dollarmath", "amsmath"]
