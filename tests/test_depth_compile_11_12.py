@@ -73,6 +73,12 @@ def op_fake_empty_shape(name):
     return op
 
 
+def op_fake_on_cpu(name):
+    op = op_no_fake(name)
+    op.register_fake(lambda x: torch.empty(x.shape, dtype=torch.int64))  # on the CPU whatever x's device
+    return op
+
+
 # ---------------------------------------------------------------- 11.8 outputs across replays
 
 
@@ -111,6 +117,7 @@ TABLE = [
     ("11.7", op_disabled, FAIL, "graph break", "torch.compiler.disable: a break"),
     ("11.7", op_no_fake, FAIL, "fake implementation", "no register_fake"),
     ("11.7", op_fake_empty_shape, FAIL, "shape", "fake of the wrong shape"),
+    ("11.7", op_fake_on_cpu, FAIL, "input's device", "fake on the CPU for a meta input"),
     # 11.8
     ("11.8", lambda step, xs: [step(x) + 0 for x in xs], PASS, "", "+ 0 makes a new tensor"),
     ("11.8", run_all_loop, PASS, "", "empty_like + copy_ in a loop"),

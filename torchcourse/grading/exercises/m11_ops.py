@@ -141,6 +141,11 @@ def _fake_message(op) -> str | None:
                     f"shape ({n},), dtype torch.int64: the fake implementation must give the real output's shape "
                     "and dtype"
                 )
+        if meta.device.type != "meta":
+            return (
+                f"on a meta tensor your operator returns a tensor on {meta.device}; the output belongs on the "
+                "input's device (torch.empty_like(x, ...) or device=x.device)"
+            )
     return None
 
 
