@@ -348,11 +348,6 @@ def deploy_module_only(program, directory):
     return program.module()
 
 
-def deploy_returns_module(program, directory):
-    torch._inductor.aoti_compile_and_package(program, package_path=str(directory / "model.pt2"))
-    return program.module()
-
-
 def deploy_compiled(program, directory):
     torch._inductor.aoti_compile_and_package(program, package_path=str(directory / "model.pt2"))
     return torch.compile(lambda x: program.module()(x))
