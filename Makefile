@@ -45,7 +45,7 @@ DRIFT_PIP_ARGS ?=
 # make lab and make test never install them. Exact versions that work with numpy==2.4.6.
 PEERS_VENV := .peers/venv
 PEERS_PY := $(PEERS_VENV)/bin/python
-PEERS_PINS := numba==0.68.1 jax[cpu]==0.10.2
+PEERS_PINS := numba==0.68.1 "jax[cpu]==0.10.2"
 PEERS_ARGS ?=
 
 CHROMIUM := /usr/bin/chromium
@@ -69,7 +69,7 @@ python-check:
 	exit 1; }
 
 help:
-	@sed -n "1,15p" Makefile
+	@sed -n "1,13p" Makefile
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)

@@ -66,7 +66,7 @@ def _calls(tool: str) -> list[Callable[[], Any]]:
 
 def child(tool: str, threads: int, cache_dir: str) -> dict[str, Any]:
     t = time.perf_counter()
-    import torch
+    import torch  # already loaded with torchcourse: its import is in process_s, timed by the parent
 
     torch.set_num_threads(threads)
     if tool != "torch":
@@ -101,6 +101,7 @@ def measure_all(threads: int) -> dict[str, dict[str, Any]]:
             env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(cache, "inductor"))
             found[tool] = {}
             for state in ("cold", "warm"):
+                start = time.perf_counter()
                 proc = subprocess.run(
                     [sys.executable, "-m", "torchcourse.bench.firstcall", tool, str(threads), cache],
                     env=env,
@@ -110,6 +111,7 @@ def measure_all(threads: int) -> dict[str, dict[str, Any]]:
                 if proc.returncode != 0:
                     raise RuntimeError(f"first call of {tool} failed:\n{proc.stderr[-2000:]}")
                 found[tool][state] = json.loads(proc.stdout.strip().splitlines()[-1])
+                found[tool][state]["process_s"] = time.perf_counter() - start
                 print(
                     f"first call, {tool}, {state} cache: "
                     + ", ".join(f"{k} {v:.2f} s" for k, v in found[tool][state].items()),

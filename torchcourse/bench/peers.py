@@ -197,13 +197,18 @@ def jax_kernels() -> dict[str, object]:
         x, y, z = P[:, 0], P[:, 1], P[:, 2]
         return jnp.where(ga.feasible3(x, y, z, jnp), ga.f3(x, y, z, jnp), jnp.inf)
 
+    def where_each(conditions, cost):  # ga._where_each: one select per constraint
+        for ok in conditions:
+            cost = jnp.where(ok, cost, jnp.inf)
+        return cost
+
     def fitness2_cols(C):
         x, y, z = C[0], C[1], C[2]
-        return jnp.where(ga.feasible2(x, y, z), ga.f2(x, y, z), jnp.inf)
+        return where_each(ga.constraints2(x, y, z), ga.f2(x, y, z))
 
     def fitness3_cols(C):
         x, y, z = C[0], C[1], C[2]
-        return jnp.where(ga.feasible3(x, y, z, jnp), ga.f3(x, y, z, jnp), jnp.inf)
+        return where_each(ga.constraints3(x, y, z, jnp), ga.f3(x, y, z, jnp))
 
     fns = (kmeans_numpy, kmeans_cols, sum_numpy, sum_narrow, fitness2_numpy, fitness3_numpy)
     return {f.__name__: jax.jit(f) for f in fns + (fitness2_cols, fitness3_cols)}

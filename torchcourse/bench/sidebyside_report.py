@@ -58,17 +58,27 @@ def markdown(report: dict[str, Any]) -> str:
         lines.append(
             f"| {g} | {w['course']} ({format_seconds(w['course_s'])}) | {peer} | {ahead} | {w['pct_of_limit']:.0f}% |"
         )
+    for label, mins in report.get("other_runs", {}).items():
+        lines += ["", f"## The same rows in another run: {label}", ""]
+        lines += ["| workload | variant | this run | that run |", "|---|---|---|---|"]
+        for r in report["rows"]:
+            other = mins.get(f"{r['group']}: {r['variant']}")
+            if other is not None:
+                lines.append(
+                    f"| {r['group']} | {r['variant']} | {format_seconds(r['min_s'])} | {format_seconds(other)} |"
+                )
     if "first_call" in report:
         lines += ["", "## The first call, in a fresh process", ""]
-        kernels = [k for k in next(iter(report["first_call"].values()))["cold"] if k != "import_s"]
+        kernels = [k for k in next(iter(report["first_call"].values()))["cold"] if not k.endswith("_s")]
         lines += [
-            "| tool | cache | import and start | " + " | ".join(kernels) + " |",
-            "|---|---|---|" + "---|" * len(kernels),
+            "| tool | cache | whole process | peer's import and start | " + " | ".join(kernels) + " |",
+            "|---|---|---|---|" + "---|" * len(kernels),
         ]
         for tool, states in report["first_call"].items():
             for state, d in states.items():
                 lines.append(
-                    f"| {tool} | {state} | {d['import_s']:.2f} s | "
+                    f"| {tool} | {state} | {d.get('process_s', float('nan')):.1f} s | "
+                    + (f"{d['import_s']:.2f} s | " if tool != "torch" else "(with torchcourse) | ")
                     + " | ".join(f"{d[k]:.2f} s" for k in kernels)
                     + " |"
                 )
@@ -80,7 +90,9 @@ def markdown(report: dict[str, Any]) -> str:
         "where it is longer, the time the measured sin + cos rate takes, over the row's time. "
         "First call: the first call's time in this process (compiles for torch, Numba and JAX; JAX and torch "
         "compile per shape, Numba per type). The first-call table: fresh processes, 'cold' with an empty cache "
-        "folder, 'warm' with the folder the cold process filled; the first kernel also pays the compiler's own start.",
+        "folder, 'warm' with the folder the cold process filled; each kernel's figure is its first call less its "
+        "best later call, and the first kernel also pays the compiler's own start (inductor's, Numba's, XLA's); "
+        "'whole process' includes starting Python and importing torch.",
     ]
     return "\n".join(lines) + "\n"
 
