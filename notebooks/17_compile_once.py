@@ -258,7 +258,9 @@ print(
 print("files the warm process added to the cache:", len(set(files_after_warm) - set(files_after_cold)))
 
 # %% [markdown]
-# Each process compiled one graph: dynamo traced the model both times. The cold one missed
+# Each process compiled one graph: dynamo traced the model both times. The cold compile
+# wrote only the FX graph cache: the AOTAutograd cache does not take every graph, and a
+# compile it does not serve simply redoes AOTAutograd's work. The cold one missed
 # the FX graph cache, built the generated kernel into a shared library with the C++ compiler
 # and wrote the entry; the warm one found the entry, built nothing and wrote nothing new. What that saved, phase by
 # phase, in wall-clock and CPU seconds (this machine's numbers; yours will differ):
