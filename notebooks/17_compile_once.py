@@ -52,7 +52,7 @@ _ = check_torch()
 # %% [markdown]
 # # 17 · Compile once: caches, export and ahead-of-time
 #
-# `torch.compile` pays its cost at the first call of every new process: a CI job, a restarted
+# `torch.compile` pays its cost at the first call of every new process: a continuous-integration job, a restarted
 # server, a fresh container. Modules 09 and 10 measured that cost inside one process. This
 # notebook follows the compiled code *across* processes and machines: the on-disk inductor
 # cache that a second process finds warm, the cache artefacts you can copy to a machine that
@@ -69,7 +69,7 @@ _ = check_torch()
 #    give it a dynamic batch dimension, and recognise what export refuses;
 # 4. compile an exported program ahead of time with AOTInductor and run the package in a
 #    process that compiles nothing;
-# 5. choose between the four for CI, restarts, shipping and deployment.
+# 5. choose between the four for continuous integration, restarts, shipping and deployment.
 #
 # **Prerequisites.** Modules 09 (torch.compile: fusion and overhead), 10 (Recompilation and
 # dynamic shapes) and 11 (Graph breaks).
@@ -290,8 +290,8 @@ claim(
 # compiling and running small C++ programs, and keeps the results in the cache directory. A cold
 # directory pays it; the warm one reads it back.
 #
-# For CI and for restarts on one machine, this is all you need: keep `TORCHINDUCTOR_CACHE_DIR`
-# on a disk that survives (a CI cache, a volume), and every process after the first one
+# For continuous integration and for restarts on one machine, this is all you need: keep `TORCHINDUCTOR_CACHE_DIR`
+# on a disk that survives (a cache your continuous-integration service keeps, a volume), and every process after the first one
 # compiles warm.
 
 # %% [markdown]
@@ -563,7 +563,7 @@ for name, report in runs_by_name.items():
 #
 # | tool | what it saves | what it needs | use it for |
 # |---|---|---|---|
-# | warm inductor cache (`TORCHINDUCTOR_CACHE_DIR`) | code generation and C++ compile, from the second process on | a directory that survives between processes | CI jobs, restarts on one machine |
+# | warm inductor cache (`TORCHINDUCTOR_CACHE_DIR`) | code generation and C++ compile, from the second process on | a directory that survives between processes | continuous-integration jobs, restarts on one machine |
 # | cache artefacts (`save_cache_artifacts`) | lowering and code generation, on a machine that never compiled (the C++ build too, where the library travels: see section 2) | the same torch (and GPU model); still traces | shipping a warm cache with a container or a job |
 # | `torch.export` | nothing by itself: it makes a graph with a contract (inputs, ranges) | a model with no data-dependent Python | a graph you hand to a compiler or to another runtime |
 # | AOTInductor (`aoti_compile_and_package`) | all of the compile, and dynamo at run time | an exported program; a slower build | deployment: the served process loads a library |
