@@ -549,7 +549,13 @@ def _():
     import torch._inductor.cudagraph_trees as trees
 
     copy = inspect.getsource(trees.CUDAGraphNode._copy_inputs_and_remove_from_src)
-    assert "non_static_input_idx" in copy and "_foreach_copy_" in copy
+    assert "_foreach_copy_" in copy
+    if "non_static_input_idx" not in copy:  # torch 2.15: a list made of the non-static inputs (and a few more)
+        assert "self.input_copy_idxs" in copy
+        assert re.search(
+            r"input_copy_idxs[^=]*= LevelList\(\s*OrderedSet\(self\.non_static_input_idx\)",
+            (inspect.getsource(trees.CUDAGraphNode.__init__)),
+        )
     run = inspect.getsource(trees.CUDAGraphNode.run)
     assert "_copy_inputs_and_remove_from_src" in run
     # parameters and buffers are static inputs: dynamo marks them, and the node keeps their addresses
