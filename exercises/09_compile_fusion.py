@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 09 of 00–16 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/09_compile_fusion.ipynb) · previous: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb) · next: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb)
+# *Module 09 of 00–17 · exercises* · [all modules](../README.md#modules) · [lesson](../notebooks/09_compile_fusion.ipynb) · previous: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb) · next: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -54,13 +54,14 @@ _ = check_torch()
 #
 # Practice for the lesson [09 · torch.compile: fusion and overhead](../notebooks/09_compile_fusion.ipynb):
 # choosing `torch.compile`'s arguments, counting the bytes fusion saves, deciding when a
-# compile pays off, counting the operations dynamo captures, and writing code that fuses.
+# compile pays off, counting the operations dynamo captures, writing code that fuses, and
+# comparing compiled with eager results.
 #
 # Write each answer in place of `raise NotImplementedError`, run the cell, and read the
 # check's line: `✓` right, `✗` what differs, `…` not attempted yet. `hint("09.3")` shows the
 # next hint for exercise 09.3. Exercises go from warm-up to stretch; each one stands alone.
-# The checks run inductor only in 09.7, whose answer is about inductor's kernels (each of its
-# compiles takes a second or more); everywhere else a compile is needed they use the counting
+# The checks run inductor only in 09.7 and 09.10, whose answers are about inductor (each of
+# their compiles takes a second or more); everywhere else a compile is needed they use the counting
 # backend, which generates no code.
 
 # %%
@@ -228,6 +229,45 @@ def speedup(eager_fn, compiled_fn, x, repeat, clock):
 
 
 check("09.8", speedup)
+
+
+# %% [markdown]
+# ### 09.9 · Compiled and eager: agree within the dtype's tolerance
+#
+# A compiled reduction may add the numbers up in another order than eager, so the two results
+# can differ in their last bits, and by how much depends on the dtype. Write
+# `agree(actual, expected)` for two tensors of the same shape and floating dtype (`float16`,
+# `bfloat16`, `float32` or `float64`; finite values) that returns `True` when they agree within
+# the tolerances `torch.testing.assert_close` uses by default for that dtype, `False` otherwise:
+# a Python `bool`.
+
+
+# %%
+def agree(actual, expected):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("09.9", agree)
+
+
+# %% [markdown]
+# ### 09.10 · Compiled dropout that draws eager's numbers
+#
+# Write `compiled_dropout(x, p, seed)` that computes `torch.nn.functional.dropout(x, p,
+# training=True)` in a function compiled by `torch.compile` with its default backend
+# (inductor), after `torch.manual_seed(seed)`, so that the result equals, bit for bit, what
+# eager `dropout` returns after the same `torch.manual_seed(seed)`. Leave inductor's settings
+# as you found them (the check looks).
+
+
+# %%
+def compiled_dropout(x, p, seed):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("09.10", compiled_dropout)
 
 
 # %% [markdown] tags=["course-nav"]

@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 09 of 00–16 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/09_compile_fusion.ipynb) · previous: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb) · next: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb)
+# *Module 09 of 00–17 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/09_compile_fusion.ipynb) · previous: [08 · nn.Module as a container for computation](08_modules_and_buffers.ipynb) · next: [10 · Recompilation and dynamic shapes](10_recompilation.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -67,7 +67,9 @@ _ = check_torch()
 #    cannot (a single operation, work already in one library call);
 # 3. measure compile cost and compute the number of calls after which compiling pays off;
 # 4. tell a cold compile from a warm one (the on-disk inductor cache);
-# 5. choose a `mode` and know which modes matter only on a GPU.
+# 5. choose a `mode` and know which modes matter only on a GPU;
+# 6. compare compiled with eager results with the dtype's tolerance, and debug a difference
+#    (`fallback_random`, `TORCH_COMPILE_DEBUG`, `TORCH_TRACE` and `tlparse`).
 #
 # **Prerequisites.** Modules 05 (vectorisation, measuring speed) and 07 (GPU offload).
 #
@@ -790,6 +792,176 @@ else:
     print("compiled:", measure(lambda: fn(xg, yg), device=dev))
 
 # %% [markdown]
+# ## Compiled and eager numerics
+#
+# Fusion changes more than speed. A fused reduction adds its numbers in the order its generated
+# loop visits them (vector lanes, then chunks), eager's `sum` in the order of its own kernel,
+# and float32 addition is not associative: the two results can differ in their last bits. The
+# sum of uniform float32 vectors of five lengths, compiled (with `dynamic=True`, so one graph
+# serves every length) and eager, each also against a float64 sum of the same numbers:
+
+
+# %%
+def total(v):
+    return v.sum()
+
+
+reset()
+total_c = torch.compile(total, dynamic=True)
+# Up to 30,000 elements: eager's float32 sum does not depend on the thread count below 32k.
+vectors = {m: torch.rand(m, generator=torch.Generator().manual_seed(m)) for m in (1000, 3000, 10_000, 20_000, 30_000)}
+sums = {m: (total_c(v), total(v), v.double().sum()) for m, v in vectors.items()}
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+for m, (c, e, ref) in sums.items():
+    print(
+        f"{m:6d} elements: compiled == eager bit for bit: {torch.equal(c, e)!s:5s} | compiled - eager "
+        f"{float(c) - float(e):+.2e} | error vs float64: compiled {float(c.double() - ref):+.2e}, "
+        f"eager {float(e.double() - ref):+.2e}"
+    )
+
+# %% [markdown]
+# Which lengths differ, and by how much, depends on your CPU's vector width and thread count (the
+# cell above prints your run); the checked fact is that some do. So compare compiled with eager
+# results the way you compare any two floating-point computations: with a tolerance that fits the
+# dtype. `torch.testing.assert_close(actual, expected)` picks it from the dtype, `|actual -
+# expected| <= atol + rtol·|expected|` with, by default, `rtol=1.3e-6, atol=1e-5` for float32,
+# `rtol=1e-7, atol=1e-7` for float64, `rtol=1e-3, atol=1e-5` for float16 and `rtol=1.6e-2,
+# atol=1e-5` for bfloat16, and raises an `AssertionError` that says how far apart they are. The
+# better reference is neither of the two float32 results but the same computation in float64:
+
+
+# %%
+def verdict(actual, expected, **tolerance):
+    """'agree' or 'differ', as torch.testing.assert_close judges them."""
+    try:
+        torch.testing.assert_close(actual, expected, **tolerance)
+    except AssertionError:
+        return "differ"
+    return "agree"
+
+
+f32 = {"rtol": 1.3e-6, "atol": 1e-5}  # float32's default tolerance, for float32 results cast to float64
+exact = [verdict(c, e, rtol=0, atol=0) for c, e, _ in sums.values()]
+close = [verdict(c, e) for c, e, _ in sums.values()]
+to_ref = [verdict(r.double(), ref, **f32) for c, e, ref in sums.values() for r in (c, e)]
+print("float32, compiled vs eager, exact equality:   ", "some differ" if "differ" in exact else "all agree")
+print("float32, compiled vs eager, default tolerance:", set(close))
+print("float32 results vs the float64 sum, float32's tolerance:", set(to_ref))
+sums64 = {m: (total_c(v.double()), total(v.double())) for m, v in vectors.items()}
+print("float64, compiled vs eager, default tolerance:", {verdict(c, e) for c, e in sums64.values()})
+# The compiled loop adds in vector lanes and chunks, eager's sum in its own cascade: with five
+# lengths, at least one differs in the last bits on any CPU; both stay within float32's tolerance.
+claim(
+    "differ" in exact and set(close) == {"agree"} and set(to_ref) == {"agree"},
+    "compiled and eager float32 sums are not always bit-identical, yet agree within float32's tolerance, "
+    "and both agree with the float64 sum",
+)
+
+# %% [markdown]
+# Random numbers are the other source of differences (*Common mistakes* shows `torch.rand`):
+# dropout compiled draws another mask than eager with the same seed. Inductor's
+# `fallback_random` option makes the compiled code call eager's random operations, so a
+# difference that remains is a real one:
+
+
+# %%
+def drop(t):
+    return torch.nn.functional.dropout(t, p=0.5, training=True)
+
+
+ones = torch.ones(4, 6)
+torch.manual_seed(0)
+eager_drop = drop(ones)
+reset()
+torch.manual_seed(0)
+compiled_drop = torch.compile(drop)(ones)
+reset()
+with torch._inductor.config.patch(fallback_random=True):  # read when the graph is compiled: reset() first
+    torch.manual_seed(0)
+    fallback_drop = torch.compile(drop)(ones)
+print("dropout, same seed, compiled == eager:", torch.equal(compiled_drop, eager_drop))
+print("with fallback_random=True, compiled == eager:", torch.equal(fallback_drop, eager_drop))
+claim(
+    torch.equal(fallback_drop, eager_drop) and not torch.equal(compiled_drop, eager_drop),
+    "compiled dropout draws another mask, and eager's with fallback_random=True",
+)
+
+# %% [markdown]
+# ### Looking inside: `TORCH_COMPILE_DEBUG` and `TORCH_TRACE`
+#
+# Two environment variables record what the compiler did, read when torch starts. So the cell
+# below compiles the Monte Carlo function again in a new Python process (nothing leaks into this
+# notebook), on the same samples. It points the process at this notebook's cache but switches
+# inductor's graph cache off (`TORCHINDUCTOR_FX_GRAPH_CACHE=0`): inductor generates the code again
+# and writes it down, and the C++ compiler's result for that code is already on disk, which
+# saves the new process a cold compile:
+#
+# * `TORCH_COMPILE_DEBUG=1` writes a directory `torch_compile_debug/run_<time>-pid_<pid>/` in
+#   the working directory, with dynamo's and inductor's logs and, per graph, the FX graph
+#   (`fx_graph_readable.py`), inductor's IR before and after fusion, and the generated code
+#   (`output_code.py`);
+# * `TORCH_TRACE=<dir>` writes the *structured trace*, one log file per process, which the
+#   `tlparse` tool (`pip install tlparse`) renders into an HTML report with one entry per
+#   compiled graph (`0/0` is frame 0, version 0, as in module 10's recompile reasons).
+
+# %% tags=["version-specific"]
+import json
+import shutil
+import subprocess
+
+again = f"""
+import torch
+from torchcourse.bench.workloads import montecarlo as mc
+torch.set_num_threads({torch.get_num_threads()})
+x, y = mc.samples({n}, seed=0)
+mc.compiled_pi()(x, y)
+"""
+work = tempfile.mkdtemp(prefix="torchcourse-09-debug-")
+trace_dir = os.path.join(work, "trace")
+env = {
+    **os.environ,
+    "TORCH_COMPILE_DEBUG": "1",
+    "TORCH_TRACE": trace_dir,
+    "TORCHINDUCTOR_CACHE_DIR": cache_dir,
+    "TORCHINDUCTOR_FX_GRAPH_CACHE": "0",
+    "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+}
+subprocess.run([sys.executable, "-c", again], cwd=work, env=env, capture_output=True, text=True, check=True)
+
+graph_dirs = glob.glob(os.path.join(work, "torch_compile_debug", "run_*", "torchinductor", "model__*"))
+print("TORCH_COMPILE_DEBUG wrote a directory per graph:", len(graph_dirs))
+written = set(os.listdir(graph_dirs[0]))
+for name in ("fx_graph_readable.py", "ir_pre_fusion.txt", "ir_post_fusion.txt", "output_code.py"):
+    print(f"  {name:22s} {name in written}")
+with open(os.path.join(graph_dirs[0], "output_code.py")) as code:
+    print("  kernel defined in output_code.py:", re.findall(r"^(cpp_fused\w*) = async_compile", code.read(), re.M))
+trace_files = os.listdir(trace_dir)
+print("TORCH_TRACE wrote", len(trace_files), "log file(s)")
+
+tlparse = shutil.which("tlparse") or os.path.join(os.path.dirname(sys.executable), "tlparse")
+if os.path.exists(tlparse):
+    report = os.path.join(work, "tl_out")
+    run = [tlparse, os.path.join(trace_dir, trace_files[0]), "-o", report, "--no-browser"]
+    subprocess.run(run, capture_output=True, text=True, check=True)
+    with open(os.path.join(report, "compile_directory.json")) as listing:
+        entries = {key: [a["name"] for a in value["artifacts"]] for key, value in json.load(listing).items()}
+    graphs = [key for key in entries if key != "[-/-]"]
+    print("tlparse wrote index.html:", os.path.exists(os.path.join(report, "index.html")), "| graphs:", graphs)
+    for kind in ("dynamo_output_graph", "dynamo_cpp_guards_str", "inductor_output_code"):
+        print(f"  {graphs[0]} has {kind}: {any(name.startswith(kind) for name in entries[graphs[0]])}")
+else:
+    print("tlparse is not installed: `pip install tlparse`, then `tlparse <trace file>` writes the report")
+shutil.rmtree(work, ignore_errors=True)
+
+# %% [markdown]
+# Open `index.html` of your own report in a browser: per graph it links the captured FX graph,
+# the guards dynamo installed, and the code inductor generated; on a run with recompiles or
+# graph breaks it lists each one with its reason, which is where to start when a compiled model
+# misbehaves.
+
+# %% [markdown]
 # ## Published figures
 #
 # Beside ours, figures published elsewhere, on other hardware (the course keeps them with
@@ -883,6 +1055,10 @@ claim(
 #   matmuls and convolutions at a large compile cost.
 # * Compare compiled and eager results on the same inputs drawn outside the compiled code;
 #   `torch._inductor.config.fallback_random = True` makes compiled code draw eager's numbers.
+# * A compiled reduction may add in another order: compare with `torch.testing.assert_close`
+#   (its tolerance follows the dtype), ideally against a float64 reference, never with `==`.
+# * `TORCH_COMPILE_DEBUG=1` writes the graphs, IR and generated code of every compile;
+#   `TORCH_TRACE=<dir>` writes a structured trace that `tlparse` renders as an HTML report.
 #
 # ## Further reading
 #
@@ -892,6 +1068,11 @@ claim(
 #   the PyTorch tutorial.
 # * [`torch._logging` and `TORCH_LOGS`](https://pytorch.org/docs/stable/logging.html) and the recipe
 #   [Using the TORCH_LOGS Python API with torch.compile](https://pytorch.org/tutorials/recipes/torch_logs.html).
+# * [`torch.testing.assert_close`](https://docs.pytorch.org/docs/stable/testing.html): the default
+#   tolerances per dtype.
+# * [tlparse](https://github.com/pytorch/tlparse), the structured-trace parser, and the
+#   [`torch.compile` troubleshooting guide](https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html)
+#   (`TORCH_TRACE`, `TORCH_COMPILE_DEBUG`).
 # * [Compile time caching configuration](https://docs.pytorch.org/tutorials/recipes/torch_compile_caching_configuration_tutorial.html):
 #   the inductor caches and `TORCHINDUCTOR_CACHE_DIR`.
 # * The sources of the published figures above: [Compiling NumPy code into C++ or CUDA via

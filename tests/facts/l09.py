@@ -209,3 +209,81 @@ def _():
     assert large_faults > pages // 2  # 40 MiB: fresh pages, every call
     # 8 MiB usually reuses the freed block; glibc may trim the heap's top, so only "fewer" is a fact
     assert faults(lambda: small * small) < large_faults // 2
+
+
+@fact(
+    "09",
+    "assert-close-default-tolerances",
+    "by default, `rtol=1.3e-6, atol=1e-5` for float32, `rtol=1e-7, atol=1e-7` for float64, `rtol=1e-3, atol=1e-5` "
+    "for float16 and `rtol=1.6e-2, atol=1e-5` for bfloat16",
+)
+def _():
+    for dtype, rtol, atol in (
+        (torch.float32, 1.3e-6, 1e-5),
+        (torch.float64, 1e-7, 1e-7),
+        (torch.float16, 1e-3, 1e-5),
+        (torch.bfloat16, 1.6e-2, 1e-5),
+    ):
+        expected = torch.tensor([100.0, 1000.0], dtype=torch.float64)
+        allowed = atol + rtol * expected
+        for factor, agree in ((0.5, True), (3.0, False)):
+            e = expected.to(dtype)
+            a = (e.double() + factor * allowed).to(dtype)
+            try:
+                torch.testing.assert_close(a, e)
+                agreed = True
+            except AssertionError:
+                agreed = False
+            assert agreed is agree, (dtype, factor)
+
+
+@fact(
+    "09",
+    "compile-debug-read-at-start",
+    "Two environment variables record what the compiler did, read when torch starts",
+)
+def _():
+    source = Path(torch._inductor.config.__file__).read_text()
+    assert 'enabled = os.environ.get("TORCH_COMPILE_DEBUG", "0") == "1"' in source  # a module-level default
+    import torch._logging._internal as logging_internal
+
+    assert logging_internal.TRACE_ENV_VAR == "TORCH_TRACE"
+    assert "os.environ.get(TRACE_ENV_VAR" in Path(logging_internal.__file__).read_text()
+
+
+@fact(
+    "09",
+    "compile-debug-dir-in-cwd",
+    "`TORCH_COMPILE_DEBUG=1` writes a directory `torch_compile_debug/run_<time>-pid_<pid>/` in the working directory",
+)
+def _():
+    import torch._dynamo.config as dynamo_config
+
+    if "TORCH_COMPILE_DEBUG_DIR" not in os.environ:
+        assert dynamo_config.default_debug_dir_root() == os.path.join(os.getcwd(), "torch_compile_debug")
+    from torch._dynamo.utils import get_debug_dir
+
+    assert "run_" in get_debug_dir() and "-pid_" in get_debug_dir()
+
+
+@fact(
+    "09",
+    "fallback-random-dropout",
+    "dropout compiled draws another mask than eager with the same seed",
+)
+def _():
+    def drop(t):
+        return torch.nn.functional.dropout(t, p=0.5, training=True)
+
+    ones = torch.ones(4, 6)
+    torch.manual_seed(0)
+    eager = drop(ones)
+    torch.compiler.reset()
+    torch.manual_seed(0)
+    compiled = torch.compile(drop)(ones)
+    torch.compiler.reset()
+    with torch._inductor.config.patch(fallback_random=True):
+        torch.manual_seed(0)
+        fallback = torch.compile(drop)(ones)
+    torch.compiler.reset()
+    assert not torch.equal(compiled, eager) and torch.equal(fallback, eager)
