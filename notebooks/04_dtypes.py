@@ -811,9 +811,10 @@ claim(all(verdicts[k] for k in list(verdicts)[:3]), "the three correct sums pass
 claim(not verdicts["sum without the largest value"], "the sum that drops one value fails it")
 
 # %% [markdown]
-# From here on the course compares float results with `assert_close` (exercise 04.11 asks you for
-# its rule). In float64 you rarely need to loosen it; in float32 measure first, as above, and set
-# `rtol` (and `atol` for results near zero, where a relative tolerance means nothing) from the error.
+# From here on, where a lesson needs a tolerance it uses `assert_close`'s rule instead of a
+# hand-picked `atol` (modules 06 and 08 show it; exercise 04.11 asks you for the rule). In
+# float64 you rarely need to loosen it; in float32 measure first, as above, and set `rtol` (and
+# `atol` for results near zero, where a relative tolerance means nothing) from the error.
 
 # %% [markdown]
 # ## float16 and bfloat16: when they break
