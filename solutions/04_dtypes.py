@@ -235,9 +235,10 @@ check("04.8", quadratic_roots)
 #
 # `build` is a function with no arguments that makes some tensors (for example
 # `lambda: torch.tensor([0.1, 0.2])`). Write `with_default_dtype(dtype, build)` that calls `build()`
-# while the default dtype is `dtype` (a floating-point dtype) and returns what it returned. Afterwards the default
-# dtype must be what it was before the call, **even when `build` raises**; its exception must
-# still reach the caller.
+# **once**, while the default dtype is `dtype` (a floating-point dtype), and returns what it returned
+# (that same object). Afterwards the default dtype must be what it was before the call, **even when
+# `build` raises**; its exception (that same exception object, not a new one) must still reach the
+# caller.
 
 
 # %%
@@ -261,8 +262,10 @@ check("04.9", with_default_dtype)
 # `points` is a float32 or float64 tensor of shape `(N, 2)`, one point `(x, y)` a row, and
 # `degrees` a Python float. Write `rotate(points, degrees)` that rotates every point about the
 # origin by `degrees`, counter-clockwise, and returns the rotated points as a tensor of shape
-# `(N, 2)` **in the dtype of `points`**. Complex numbers make it one multiplication: the point
-# x + iy times e^(iθ) is the rotated point.
+# `(N, 2)` **in the dtype of `points`**, and as precise as that dtype: each coordinate within
+# `16·eps·|p|` of the exact rotation (`eps` of that dtype, `|p|` the point's distance from the
+# origin), so float64 points computed in float32 precision do not pass. Complex numbers make it one
+# multiplication: the point x + iy times e^(iθ) is the rotated point.
 
 
 # %%

@@ -12,6 +12,7 @@ import cmath
 import contextlib
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -312,6 +313,109 @@ def rank_vh_transposed(A, k):
     return U[..., :k] * S[..., None, :k] @ Vh.mT[..., :k, :]  # V's rows where Vh's belong
 
 
+# ---------------------------------------------------------------- the adversary's rows (depth pass 04-08)
+
+
+def wdd_build_twice(dtype, build):
+    old = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        build()
+        return build()  # the second result: build ran twice
+    finally:
+        torch.set_default_dtype(old)
+
+
+def wdd_new_exception(dtype, build):
+    old = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        return build()
+    except Exception as e:
+        raise type(e)(*e.args)  # noqa: B904 - the same type, another exception object
+    finally:
+        torch.set_default_dtype(old)
+
+
+def rotate_polar_coordinates(points, degrees):
+    r = torch.hypot(points[:, 0], points[:, 1])  # float32 polar coordinates: a few eps of |p| off
+    a = torch.atan2(points[:, 1], points[:, 0]) + math.radians(degrees)
+    return torch.stack([r * torch.cos(a), r * torch.sin(a)], dim=-1)
+
+
+def rotate_through_complex64(points, degrees):
+    z = torch.view_as_complex(points.float().contiguous()) * cmath.exp(1j * math.radians(degrees))
+    return torch.view_as_real(z).to(points.dtype)  # float64 points, float32 precision
+
+
+def spd_inverse_from_factor(S, B):
+    L = torch.linalg.cholesky(S)
+    eye = torch.eye(S.shape[-1], dtype=S.dtype).expand_as(S)
+    return torch.cholesky_solve(eye, L) @ B  # S^-1, then a product
+
+
+def spd_decoy_numpy_solve(S, B):
+    torch.linalg.cholesky(S)
+    return torch.from_numpy(np.linalg.solve(S.numpy(), B.numpy()))
+
+
+def spd_decoy_numpy_inverse(S, B):
+    torch.linalg.cholesky(S)
+    return torch.from_numpy(np.linalg.inv(S.numpy())) @ B
+
+
+def spd_numpy_solves_on_factor(S, B):
+    L = torch.linalg.cholesky(S)
+    return torch.from_numpy(np.linalg.solve(L.mH.numpy(), np.linalg.solve(L.numpy(), B.numpy())))
+
+
+def spd_numpy_inverse_of_factor(S, B):
+    L = torch.linalg.cholesky(S)
+    Li = torch.from_numpy(np.linalg.inv(L.numpy()))
+    return Li.mH @ (Li @ B)
+
+
+def spd_triangular_inverse_of_factor(S, B):
+    L = torch.linalg.cholesky(S)
+    Li = torch.linalg.solve_triangular(L, torch.eye(S.shape[-1], dtype=S.dtype), upper=False)  # L^-1
+    return Li.mH @ (Li @ B)
+
+
+def spd_numpy_factor(S, B):
+    L = torch.from_numpy(np.linalg.cholesky(S.numpy()))  # the text asks for torch's factor, in torch
+    return torch.cholesky_solve(B, L)
+
+
+def spd_decoy_eigh(S, B):
+    torch.linalg.cholesky(S)
+    w, V = torch.linalg.eigh(S)  # neither an inverse nor a general solver, but not the factor either
+    return V @ ((V.mH @ B) / w.unsqueeze(-1))
+
+
+def spd_out_argument(S, B):
+    L = torch.empty_like(S)
+    torch.linalg.cholesky(S, out=L)
+    return torch.cholesky_solve(B, L)
+
+
+def rank_first_matrix_spectrum(A, k):
+    U, S, Vh = torch.linalg.svd(A, full_matrices=False)
+    return U[..., :k] @ torch.diag(S[..., :k].reshape(-1)[:k]) @ Vh[..., :k, :]  # matrix 0's s for all
+
+
+def rank_gram_float32(A, k):
+    w, V = torch.linalg.eigh(A.mH @ A)  # in A's dtype: the condition number squared
+    Vk = V[..., -k:] if k else V[..., :0]
+    return A @ Vk @ Vk.mH
+
+
+def rank_gram_float64(A, k):
+    G = A.double()
+    w, V = torch.linalg.eigh(G.mH @ G)  # the same method in float64, cast back: precise enough
+    Vk = V[..., V.shape[-1] - k :]
+    return (G @ Vk @ Vk.mH).to(A.dtype)
+
+
 TABLE = [
     # 04.9: the accepted alternatives, then the adversary's three correct and three wrong answers
     ("04.9", wdd_context_manager, PASS, "", "contextlib.contextmanager"),
@@ -322,6 +426,8 @@ TABLE = [
     ("04.9", wdd_wraps_error, FAIL, "instead of letting build's error through", "raises another exception"),
     ("04.9", wdd_restores_current, FAIL, "put the old default back", "restores the current default"),
     ("04.9", wdd_sets_then_raises, FAIL, "raised RuntimeError", "raises after setting: evaluate restores"),
+    ("04.9", wdd_build_twice, FAIL, "called build() 2 times", "adversary: build called twice"),
+    ("04.9", wdd_new_exception, FAIL, "a new BuildFailed", "adversary: a new exception of the same type"),
     # 04.10
     ("04.10", rotate_matrix, PASS, "", "a rotation matrix"),
     ("04.10", rotate_view_contiguous, PASS, "", "view_as_complex of a contiguous copy"),
@@ -330,6 +436,8 @@ TABLE = [
     ("04.10", rotate_matrix_untransposed, FAIL, "values differ", "clockwise"),
     ("04.10", rotate_complex128, FAIL, "dtype", "float64 back for float32 points"),
     ("04.10", rotate_swapped_parts, FAIL, "values differ", "y + ix"),
+    ("04.10", rotate_polar_coordinates, PASS, "", "adversary: float32 polar coordinates"),
+    ("04.10", rotate_through_complex64, FAIL, "float64 allows", "adversary: float64 points in complex64"),
     # 04.11
     ("04.11", close_isclose_table, PASS, "", "isclose with the table"),
     ("04.11", close_by_hand, PASS, "", "the rule by hand in float64"),
@@ -349,6 +457,15 @@ TABLE = [
     ("06.10", spd_loop_over_batch, FAIL, "factorises", "a factorisation per matrix of the batch"),
     ("06.10", spd_check_then_solve, FAIL, "factorises 2 times", "a factorisation to check, another to solve"),
     ("06.10", spd_factor_transposed, FAIL, "values differ", "L^T passed as the lower factor"),
+    ("06.10", spd_out_argument, PASS, "", "cholesky with out="),
+    ("06.10", spd_inverse_from_factor, FAIL, "identity matrix", "adversary: S^-1 by cholesky_solve(I, L)"),
+    ("06.10", spd_decoy_numpy_solve, FAIL, "way out of torch", "adversary: a decoy factor, NumPy's solve"),
+    ("06.10", spd_decoy_numpy_inverse, FAIL, "way out of torch", "adversary: a decoy factor, NumPy's inv"),
+    ("06.10", spd_numpy_solves_on_factor, FAIL, "way out of torch", "adversary: NumPy's solve on L"),
+    ("06.10", spd_numpy_inverse_of_factor, FAIL, "way out of torch", "adversary: NumPy's inv of L"),
+    ("06.10", spd_triangular_inverse_of_factor, FAIL, "identity matrix", "adversary: L^-1 by a triangular solve"),
+    ("06.10", spd_numpy_factor, FAIL, "never calls any cholesky", "adversary: NumPy's factor (torch's asked)"),
+    ("06.10", spd_decoy_eigh, FAIL, "not computed from the Cholesky factor", "a decoy factor, eigh solves"),
     # 06.11
     ("06.11", rank_diag_embed, PASS, "", "diag_embed"),
     ("06.11", rank_minus_tail, PASS, "", "A minus the dropped terms"),
@@ -358,6 +475,9 @@ TABLE = [
     ("06.11", rank_skip_first, FAIL, "Eckart–Young", "counts from 1: drops the largest"),
     ("06.11", rank_qr, FAIL, "Eckart–Young", "a truncated QR"),
     ("06.11", rank_vh_transposed, FAIL, "", "V where Vh belongs"),
+    ("06.11", rank_gram_float64, PASS, "", "eigh of A^T A in float64, cast back"),
+    ("06.11", rank_first_matrix_spectrum, FAIL, "Eckart–Young", "adversary: the first matrix's s for all"),
+    ("06.11", rank_gram_float32, FAIL, "Eckart–Young", "adversary: eigh of A^T A in float32"),
 ]
 
 

@@ -268,6 +268,35 @@ def freeze_a_copy(model):
     return twin
 
 
+# ---------------------------------------------------------------- the adversary's rows (depth pass 04-08)
+
+
+def batch_not_clamped(step, budget, peak):
+    p1, p2 = peak(lambda: step(1)), peak(lambda: step(2))
+    per = p2 - p1
+    return (budget - (p1 - per)) // per  # negative when the budget is below the fixed cost
+
+
+def batch_not_clamped_int(step, budget, peak):
+    p1, p2 = peak(lambda: step(1)), peak(lambda: step(2))
+    per = p2 - p1
+    return int((budget - (p1 - per)) / per)
+
+
+def freeze_by_name(model):
+    for m in model.modules():
+        if "BatchNorm" in type(m).__name__:  # misses a subclass named otherwise, catches a look-alike name
+            m.eval()
+    return model
+
+
+def freeze_by_class_or_name(model):
+    for m in model.modules():
+        if isinstance(m, _BN) or "BatchNorm" in type(m).__name__:  # a look-alike name is not a BatchNorm
+            m.eval()
+    return model
+
+
 ANSWERS = [
     ("07.10", batch_from_4_and_8, PASS, None),
     ("07.10", batch_fit_then_verify, PASS, None),
@@ -276,6 +305,8 @@ ANSWERS = [
     ("07.10", batch_bisect, FAIL, "measure at most 4"),
     ("07.10", batch_wrong_divisor, FAIL, None),
     ("07.10", batch_not_floored, FAIL, "as an int"),
+    ("07.10", batch_not_clamped, FAIL, "return 0 when even one sample does not fit"),
+    ("07.10", batch_not_clamped_int, FAIL, "return 0 when even one sample does not fit"),
     ("07.11", counters_accumulate, PASS, None),
     ("07.11", counters_tracker, PASS, None),
     ("07.11", counters_from_last_reset, PASS, None),
@@ -295,6 +326,8 @@ ANSWERS = [
     ("08.8", freeze_two_kinds, FAIL, "still in training mode"),
     ("08.8", freeze_parameters, FAIL, "still in training mode"),
     ("08.8", freeze_a_copy, FAIL, "return the model you were given"),
+    ("08.8", freeze_by_name, FAIL, "FrozenBN"),
+    ("08.8", freeze_by_class_or_name, FAIL, "BatchNormFreeBlock"),
 ]
 
 

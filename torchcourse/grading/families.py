@@ -118,6 +118,9 @@ FAMILIES: dict[str, frozenset[str]] = {
         {"chunk", "tensor_split", "split", "split_with_sizes", "unsafe_split", "unsafe_chunk", "hsplit", "vsplit"}
         | {"dsplit", "unbind", "aten::split", "aten::chunk", "aten::tensor_split", "aten::split_with_sizes"}
     ),
+    # every way a tensor's values leave torch for another library: NumPy (t.numpy(), np.asarray(t) through
+    # __array__), any DLPack consumer (np.from_dlpack, CuPy, JAX reach __dlpack__), and Python lists
+    "way out of torch": frozenset({"numpy", "__array__", "__dlpack__", "tolist"}),
     "to Python": frozenset(
         {"item", "tolist", "__float__", "__int__", "__bool__", "__index__", "aten::_local_scalar_dense"}
     ),

@@ -9,6 +9,7 @@ import torch
 
 from torchcourse.grading.checks import Exercise
 from torchcourse.grading.exercises import m04_cases as c
+from torchcourse.grading.exercises import m04_rotate as r
 from torchcourse.grading.exercises._inputs import generator, randint, randn
 from torchcourse.grading.exercises._solutions import solution
 from torchcourse.grading.exercises._types import python_int
@@ -332,16 +333,16 @@ EXERCISES = [
             c.default_restore_float32,
             c.default_swallows_error,
             c.default_cast_result,
+            c.default_build_twice,
+            c.default_new_exception,
         ],
     ),
     Exercise(
         "04.10",
         "Rotate points with complex numbers",
         rotate,
-        cases=c.rotate_cases,
-        float64_truth=True,  # float32 points: the reference's own rounding sets the tolerance
-        rtol=1e-6,
-        atol=1e-6,
+        cases=r.rotate_cases,
+        property=r.rotate_property,  # the exact rotation, as precise as the points' dtype
         hints=[
             (
                 "torch.complex(x, y) makes the complex numbers x + iy from two real tensors (complex64 from "
@@ -353,12 +354,13 @@ EXERCISES = [
             ),
         ],
         wrong=[
-            c.rotate_float64_factor,
-            c.rotate_radians,
-            c.rotate_clockwise,
-            c.rotate_view_as_complex,
-            c.rotate_complex_result,
-            c.rotate_abs_angle,
+            r.rotate_float64_factor,
+            r.rotate_radians,
+            r.rotate_clockwise,
+            r.rotate_view_as_complex,
+            r.rotate_complex_result,
+            r.rotate_abs_angle,
+            r.rotate_float64_through_complex64,
         ],
     ),
     Exercise(

@@ -1,9 +1,9 @@
-"""Module 04's rules, and the inputs and typical wrong answers of its exercises on the default dtype,
-complex numbers and tolerances (04.9-04.11). ``m04.py`` keeps the EXERCISES list."""
+"""Module 04's rules, and the inputs and typical wrong answers of its exercises on the default dtype
+and tolerances (04.9, 04.11); 04.10's (complex numbers) are in ``m04_rotate.py``. ``m04.py`` keeps
+the EXERCISES list."""
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass
 
@@ -110,12 +110,32 @@ def default_dtype_cases():
     ]
 
 
+class _Counted:
+    """``build`` wrapped: counts its calls and keeps what it returned or raised last."""
+
+    def __init__(self, build) -> None:
+        self.build, self.calls, self.result, self.error = build, 0, None, None
+
+    def __call__(self):
+        self.calls += 1
+        try:
+            self.result = self.build()
+        except BaseException as exc:
+            self.error = exc
+            raise
+        return self.result
+
+    def __repr__(self) -> str:
+        return "build"
+
+
 @dataclass
 class RestoresDefaultDtype(Rule):
-    """04.9: after the call the default dtype is what it was before, after a normal return and after
-    ``build`` raised (and the exception reaches the caller). Judged from a known starting default
-    that is neither float32 nor the case's dtype, so an answer that "restores" float32 is seen. The
-    check (``evaluate``) puts the learner's default back whatever the answer did."""
+    """04.9: ``build`` is called once and what it returned is returned (the same object); after the
+    call the default dtype is what it was before, after a normal return and after ``build`` raised
+    (and that exception object reaches the caller). Judged from a known starting default that is
+    neither float32 nor the case's dtype, so an answer that "restores" float32 is seen. The check
+    (``evaluate``) puts the learner's default back whatever the answer did."""
 
     name = "default dtype put back"
     early = True  # before the comparison, so a leaked default never outlives the check
@@ -132,10 +152,18 @@ class RestoresDefaultDtype(Rule):
     @staticmethod
     def _judge(case: Case, dtype, build, start) -> str | None:
         torch.set_default_dtype(start)
+        counted = _Counted(build)
         try:
-            case.fn(dtype, build)
+            got = case.fn(dtype, counted)
         except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
             return None
+        if counted.calls != 1:
+            return f"your function called build() {counted.calls} times; call it once and return what it returned"
+        if got is not counted.result:
+            return (
+                f"your function returned {describe(got)}, not the object build() returned; return what it "
+                "returned, as it is"
+            )
         after = torch.get_default_dtype()
         if after != start:
             return (
@@ -143,16 +171,23 @@ class RestoresDefaultDtype(Rule):
                 "default back before returning (read it first with torch.get_default_dtype())"
             )
         torch.set_default_dtype(start)
+        failing = _Counted(make_then_fail)
         try:
-            case.fn(dtype, make_then_fail)
-        except BuildFailed:
-            pass
+            case.fn(dtype, failing)
+        except BuildFailed as exc:
+            if exc is not failing.error:
+                return (
+                    "when build raised, your function raised a new BuildFailed instead of build's own exception "
+                    "(the same object, with its traceback); let it through: re-raise it with a bare raise"
+                )
         except Exception as exc:  # noqa: BLE001 - reported below
             return (
                 f"when build raised, your function raised {type(exc).__name__} instead of letting build's error through"
             )
         else:
             return "when build raised, your function returned normally; let build's exception reach the caller"
+        if failing.calls != 1:
+            return f"your function called build() {failing.calls} times; call it once"
         after = torch.get_default_dtype()
         if after != start:
             return (
@@ -160,6 +195,27 @@ class RestoresDefaultDtype(Rule):
                 "block, which runs when build returns and when it raises"
             )
         return None
+
+
+def default_build_twice(dtype, build):
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        build()  # a first call "to see" what it makes: build runs twice
+        return build()
+    finally:
+        torch.set_default_dtype(before)
+
+
+def default_new_exception(dtype, build):
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        return build()
+    except Exception as exc:
+        raise type(exc)(*exc.args) from None  # the same type, but another exception object
+    finally:
+        torch.set_default_dtype(before)
 
 
 def default_no_restore(dtype, build):
@@ -199,59 +255,6 @@ def default_cast_result(dtype, build):
     if isinstance(out, tuple):
         return tuple(t.to(dtype) for t in out)
     return out if out is None else out.to(dtype)
-
-
-# ---- 04.10 rotate with complex numbers -----------------------------------------------------------
-
-
-def rotate_cases():
-    square = torch.tensor([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0], [3.0, 4.0]])
-    return [
-        (square, 90.0),
-        (square.double(), -30.0),
-        (randn(6, 2, seed=400), 45.0),
-        (randn(7, 2, seed=401, dtype=torch.float64), 123.4),
-        (randn(5, 2, seed=402) * 100, 170.0),
-        (torch.tensor([[2.0, -1.0], [0.5, 0.25]]), 180.0),
-        (randn(4, 2, seed=403, dtype=torch.float64), 0.0),
-        (randn(2, 6, seed=404, dtype=torch.float64).T, 75.0),  # transposed: x and y are not side by side
-    ]
-
-
-def rotate_float64_factor(points, degrees):
-    z = torch.complex(points[:, 0], points[:, 1])
-    theta = torch.tensor([math.radians(degrees)], dtype=torch.float64)  # a 1-d float64 tensor: strong
-    turned = z * torch.polar(torch.ones_like(theta), theta)  # complex128, so float32 points come back float64
-    return torch.stack([turned.real, turned.imag], dim=1)
-
-
-def rotate_radians(points, degrees):
-    z = torch.complex(points[:, 0], points[:, 1])
-    turned = z * complex(math.cos(degrees), math.sin(degrees))  # degrees used as radians
-    return torch.stack([turned.real, turned.imag], dim=1)
-
-
-def rotate_clockwise(points, degrees):
-    z = torch.complex(points[:, 0], points[:, 1])
-    turned = z * complex(math.cos(math.radians(degrees)), -math.sin(math.radians(degrees)))
-    return torch.stack([turned.real, turned.imag], dim=1)
-
-
-def rotate_view_as_complex(points, degrees):
-    z = torch.view_as_complex(points)  # needs a last dimension of stride 1: a column-major input fails
-    turned = z * complex(math.cos(math.radians(degrees)), math.sin(math.radians(degrees)))
-    return torch.view_as_real(turned)
-
-
-def rotate_complex_result(points, degrees):
-    z = torch.complex(points[:, 0], points[:, 1])
-    return z * complex(math.cos(math.radians(degrees)), math.sin(math.radians(degrees)))  # left complex
-
-
-def rotate_abs_angle(points, degrees):
-    z = torch.complex(points[:, 0], points[:, 1])
-    r, a = z.abs(), z.angle() + degrees  # adds degrees to an angle in radians
-    return torch.stack([r * a.cos(), r * a.sin()], dim=1)
 
 
 # ---- 04.11 close enough for the dtype ------------------------------------------------------------

@@ -6,6 +6,7 @@ import torch
 
 from torchcourse.grading.checks import Exercise
 from torchcourse.grading.exercises import m06_cases as c
+from torchcourse.grading.exercises import m06_cholesky as ch
 from torchcourse.grading.exercises._inputs import randn
 from torchcourse.grading.exercises._solutions import solution
 from torchcourse.grading.exercises._types import python_float
@@ -303,15 +304,20 @@ EXERCISES = [
         "06.10",
         "Solve a symmetric positive-definite system with Cholesky",
         spd_solve,
-        cases=c.spd_cases,
+        cases=ch.spd_cases,
         float64_truth=True,
         rules=[
             Calls(
                 require_any=("cholesky",),
-                forbid=("lu", "inverse", "lstsq", "linalg_lstsq", "aten::linalg_lstsq"),
-                why="factorise S with Cholesky and solve with its factor: no LU, general solver or inverse",
+                forbid=("lu", "inverse", "lstsq", "linalg_lstsq", "aten::linalg_lstsq", "way out of torch"),
+                why=(
+                    "in torch, factorise S with torch.linalg.cholesky and solve with its factor: no LU, general "
+                    "solver, inverse or NumPy"
+                ),
             ),
-            c.FactorisesOnce(),
+            ch.FactorisesOnce(),
+            ch.FromTheFactor(),
+            ch.SolvesForB(),
         ],
         hints=[
             (
@@ -324,13 +330,20 @@ EXERCISES = [
             ),
         ],
         wrong=[
-            c.spd_lu,
-            c.spd_cholesky_inverse,
-            c.spd_per_column,
-            c.spd_matrix_not_factor,
-            c.spd_arguments_swapped,
-            c.spd_second_solve_with_L,
-            c.spd_upper_factor,
+            ch.spd_lu,
+            ch.spd_cholesky_inverse,
+            ch.spd_per_column,
+            ch.spd_matrix_not_factor,
+            ch.spd_arguments_swapped,
+            ch.spd_second_solve_with_L,
+            ch.spd_upper_factor,
+            ch.spd_inverse_by_cholesky_solve,
+            ch.spd_factor_inverse,
+            ch.spd_decoy_eigh,
+            ch.spd_decoy_numpy_solve,
+            ch.spd_numpy_solves_with_factor,
+            ch.spd_numpy_factor_inverse,
+            ch.spd_numpy_cholesky,
         ],
     ),
     Exercise(
@@ -357,6 +370,8 @@ EXERCISES = [
             c.rank_old_svd_v_as_vh,
             c.rank_in_float64,
             c.rank_largest_entries,
+            c.rank_first_matrix_spectrum,
+            c.rank_through_gram,
         ],
     ),
 ]

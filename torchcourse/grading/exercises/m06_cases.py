@@ -1,9 +1,10 @@
-"""Module 06's rules (one solve, one tensordot, one factorisation), and the inputs, property and
-typical wrong answers of 06.10 (Cholesky) and 06.11 (rank-k approximation). ``m06.py`` keeps the
-EXERCISES list."""
+"""Module 06's shared rules (one solve, one tensordot), and the inputs, property and typical wrong
+answers of 06.11 (rank-k approximation); 06.10's (Cholesky) are in ``m06_cholesky.py``. ``m06.py``
+keeps the EXERCISES list."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -94,95 +95,29 @@ class CallsOnce(Rule):
         return None
 
 
-# ---- 06.10 Cholesky, once -------------------------------------------------------------------------
-
-
-@dataclass
-class FactorisesOnce(Rule):
-    """06.10's "factorise S once": the answer dispatches exactly one Cholesky factorisation (the
-    "cholesky" family counted at the aten level, so a factorisation per column or per matrix of a
-    batch, or a second one to check the first, is seen)."""
-
-    name = "one factorisation"
-
-    def judge(self, case: Case) -> str | None:
-        try:
-            calls = recorded_calls(case.fn, case.fresh())
-        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
-            return None
-        n = sum(1 for c in calls if c.startswith("aten::") and c in FAMILIES["cholesky"])
-        if n > 1:
-            return (
-                f"your function factorises {n} times; factorise S once (one cholesky call handles a whole "
-                "batch) and solve for every column of B with that one factor"
-            )
-        return None
-
-
-def _spd(n, seed, batch=(), dtype=torch.float64, scale=1.0):
-    M = randn(*batch, n, n, seed=seed, dtype=torch.float64)
-    return (scale * (M @ M.mT + n * torch.eye(n, dtype=torch.float64))).to(dtype)
-
-
-def spd_cases():
-    return [
-        (_spd(3, 300), randn(3, 2, seed=301, dtype=torch.float64)),
-        (_spd(5, 302), randn(5, 1, seed=303, dtype=torch.float64)),
-        (_spd(4, 304, dtype=torch.float32), randn(4, 3, seed=305)),
-        (_spd(4, 306, batch=(3,)), randn(3, 4, 2, seed=307, dtype=torch.float64)),
-        (_spd(1, 308), randn(1, 4, seed=309, dtype=torch.float64)),
-        (_spd(6, 310, scale=1e-3), randn(6, 6, seed=311, dtype=torch.float64)),  # small entries: a large X
-    ]
-
-
-def spd_lu(S, B):
-    return torch.linalg.solve(S, B)  # an LU factorisation: twice the arithmetic
-
-
-def spd_cholesky_inverse(S, B):
-    return torch.cholesky_inverse(torch.linalg.cholesky(S)) @ B  # the inverse, from the factor
-
-
-def spd_per_column(S, B):
-    cols = [torch.cholesky_solve(B[..., :, j : j + 1], torch.linalg.cholesky(S)) for j in range(B.shape[-1])]
-    return torch.cat(cols, dim=-1)  # one factorisation per right-hand side
-
-
-def spd_matrix_not_factor(S, B):
-    torch.linalg.cholesky(S)
-    return torch.cholesky_solve(B, S)  # passes S where the factor L goes
-
-
-def spd_arguments_swapped(S, B):
-    L = torch.linalg.cholesky(S)
-    return torch.cholesky_solve(L, B)  # the factor first: the order of torch.linalg.solve, not this one's
-
-
-def spd_second_solve_with_L(S, B):
-    L = torch.linalg.cholesky(S)
-    Y = torch.linalg.solve_triangular(L, B, upper=False)
-    return torch.linalg.solve_triangular(L, Y, upper=False)  # L again, where L^T belongs
-
-
-def spd_upper_factor(S, B):
-    U = torch.linalg.cholesky(S, upper=True)
-    return torch.cholesky_solve(B, U)  # an upper factor read as a lower one
-
-
 # ---- 06.11 the best rank-k approximation ---------------------------------------------------------
 
 
-def _decaying(m, n, seed, dtype=torch.float64, batch=()):
-    """A matrix with well separated singular values (so "rank k" and s_(k+1) are clear in float32)."""
+def _decaying(m, n, seed, dtype=torch.float64, batch=(), s=None):
+    """A matrix with singular values ``s`` (per matrix of a batch: shape (p,) or batch + (p,); by
+    default well separated, 10, 5, 2.5, ..., so "rank k" and s_(k+1) are clear in float32)."""
     p = min(m, n)
     Q1 = torch.linalg.qr(randn(*batch, m, p, seed=seed, dtype=torch.float64)).Q
     Q2 = torch.linalg.qr(randn(*batch, n, p, seed=seed + 1, dtype=torch.float64)).Q
-    s = 10.0 * 0.5 ** torch.arange(p, dtype=torch.float64)
-    return (Q1 * s @ Q2.mT).to(dtype)
+    if s is None:
+        s = 10.0 * 0.5 ** torch.arange(p, dtype=torch.float64)
+    return (Q1 * s.unsqueeze(-2) @ Q2.mT).to(dtype)
+
+
+def _graded(p, top, bottom):
+    """p singular values spread evenly on a log scale from ``top`` down to ``bottom``."""
+    return torch.logspace(math.log10(top), math.log10(bottom), p, dtype=torch.float64)
 
 
 def rank_cases():
     low = randn(6, 2, seed=320, dtype=torch.float64) @ randn(2, 5, seed=321, dtype=torch.float64)  # rank 2
+    scales = torch.tensor([1.0, 10.0, 100.0], dtype=torch.float64).view(3, 1, 1)
+    spectra = torch.stack([_graded(5, 8, 0.5), _graded(5, 300, 1), 10.0 * 0.5 ** torch.arange(5.0).double()])
     return [
         (randn(5, 4, seed=322, dtype=torch.float64), 2),
         (randn(4, 7, seed=323, dtype=torch.float64), 1),  # wide
@@ -192,14 +127,23 @@ def rank_cases():
         (randn(3, 5, seed=329, dtype=torch.float64), 3),  # k = min(m, n): A itself
         (low, 3),  # A has rank 2 < k: A itself
         (_decaying(6, 4, 330, torch.float32, batch=(2,)), 1),
+        # a batch whose matrices have different spectra: each is truncated by its own singular values
+        (randn(3, 5, 4, seed=332, dtype=torch.float64) * scales, 2),
+        (_decaying(7, 5, 334, torch.float32, batch=(3,), s=spectra), 2),
+        # float32 with singular values spread over 6 and 8 decades: the error must stay within
+        # float32's rounding of s_1; a method through A^T A (condition number squared) misses it
+        (_decaying(6, 6, 336, torch.float32, batch=(2,), s=_graded(6, 1e3, 1e-3)), 5),
+        (_decaying(8, 6, 338, torch.float32, s=_graded(6, 1e2, 1e-4)), 4),
     ]
 
 
 def _tolerance(A: torch.Tensor) -> torch.Tensor:
-    """Rounding room for an answer in A's dtype, per matrix: many eps of A's largest singular value
-    (an SVD and a product in float32 are a few hundred eps of s_1 from the float64 truth)."""
+    """Rounding room for an answer in A's dtype, per matrix: 8 x max(m, n) eps of A's largest singular
+    value. Backward-stable methods (an SVD, then a product or A minus the tail, in A's dtype) stay
+    within 3 eps of s_1 of the float64 truth; one through A^T A loses hundreds of eps of s_1 when the
+    singular values spread over decades."""
     s1 = torch.linalg.matrix_norm(A.detach().double(), ord=2)
-    return 50 * max(A.shape[-2:]) * torch.finfo(A.dtype).eps * s1 + 1e-300
+    return 8 * max(A.shape[-2:]) * torch.finfo(A.dtype).eps * s1 + 1e-300
 
 
 def rank_property(args: tuple, got) -> str | None:
@@ -262,3 +206,14 @@ def rank_largest_entries(A, k):
     flat = A.flatten(-2)
     keep = flat.abs().topk(k * max(A.shape[-2:]), dim=-1).indices if k else flat[..., :0].long()
     return torch.zeros_like(flat).scatter(-1, keep, flat.gather(-1, keep)).reshape(A.shape)  # sparse, not low rank
+
+
+def rank_first_matrix_spectrum(A, k):
+    U, S, Vh = torch.linalg.svd(A, full_matrices=False)
+    return U[..., :k] @ torch.diag(S[..., :k].reshape(-1)[:k]) @ Vh[..., :k, :]  # the first matrix's s for all
+
+
+def rank_through_gram(A, k):
+    w, V = torch.linalg.eigh(A.mT @ A)  # A^T A in A's dtype: the condition number squared
+    Vk = V[..., V.shape[-1] - k :]
+    return A @ Vk @ Vk.mT

@@ -26,6 +26,8 @@ from torchcourse.grading.exercises.m07_cases import (
     _fixed_is_first_peak,
     _friendly_cases,
     _largest_block,
+    _not_clamped,
+    _not_clamped_truncated,
     _pack_cases,
     _peak_reset_to_zero,
     _per_call_only,
@@ -296,6 +298,8 @@ EXERCISES = [
             _strictly_below,
             _fixed_is_first_peak,
             _doubling_search,
+            _not_clamped,
+            _not_clamped_truncated,
         ],
     ),
     Exercise(

@@ -97,7 +97,8 @@ def _budget_cases():
     """(step, budget, peak): budgets set from the step's measured peak at a target batch size, so each
     answer is known; the per-sample and fixed costs differ from case to case (width, number of live
     temporaries, dtype, workspace), and the budgets cover a tie (exactly the peak of the answer), a
-    large batch, and a budget below even one sample (answer 0)."""
+    large batch, a budget below even one sample (answer 0), and one below the fixed cost alone
+    (answer 0 too, where (budget - fixed) // per_sample is negative)."""
     plans = [  # (fixed elements, width, temporaries, dtype, answer, budget above the answer's peak)
         (3000, 64, 3, torch.float32, 37, 0),
         (0, 100, 2, torch.float64, 1000, 1599),
@@ -111,6 +112,8 @@ def _budget_cases():
         n = max(answer, 1)
         at = measured_peak(lambda step=step, n=n: step(n))
         cases.append((step, at + extra, CountedPeak()))
+    below_fixed = BatchStep(10_000, 25, 1, torch.float32)  # a 40,000-byte workspace, 100 bytes a sample
+    cases.append((below_fixed, 20_000, CountedPeak()))
     return cases
 
 
@@ -200,3 +203,13 @@ def _largest_block(events):
 def _all_allocated(events):
     sizes = [e for e in events if e != "reset"]
     return sum(sizes), sum(e for e in sizes if e > 0)  # every allocation, as if nothing were ever freed
+
+
+def _not_clamped(step, budget, peak):
+    one, two = peak(lambda: step(1)), peak(lambda: step(2))
+    return (budget - (2 * one - two)) // (two - one)  # negative when the budget is below the fixed cost
+
+
+def _not_clamped_truncated(step, budget, peak):
+    one, two = peak(lambda: step(1)), peak(lambda: step(2))
+    return int((budget - (2 * one - two)) / (two - one))  # int() rounds toward 0: still negative below -1

@@ -258,7 +258,7 @@ def largest_batch_property(args, got) -> str | None:
     if not is_int(got):
         return f"return the batch size as an int, got {describe(got)}"
     if got < 0:
-        return f"a batch size is 0 or more, got {got}"
+        return f"a batch size is 0 or more, got {got}: return 0 when even one sample does not fit"
     at_n = measured_peak(lambda: step(got)) if got else 0
     if got and at_n > budget:
         return f"a batch of {got} does not fit: its peak is {at_n:,} bytes, over the budget of {budget:,}"

@@ -22,6 +22,7 @@ from torchcourse.grading.exercises.m08_cases import (
     _count_cases,
     _eval_keeps_graph,
     _eval_no_restore,
+    _freeze_by_class_name,
     _freeze_by_name,
     _freeze_cases,
     _freeze_children_only,
@@ -369,6 +370,7 @@ EXERCISES = [
             _freeze_exact_classes,
             _freeze_norm_base,
             _train_then_freeze,
+            _freeze_by_class_name,
         ],
     ),
 ]

@@ -195,10 +195,19 @@ class _MyBatchNorm(nn.BatchNorm1d):
     """A subclass of BatchNorm1d, as a library might define: still a BatchNorm layer."""
 
 
+class FrozenBN(nn.BatchNorm2d):
+    """A BatchNorm2d subclass whose name does not say BatchNorm (as detection libraries name theirs)."""
+
+
+class BatchNormFreeBlock(nn.Sequential):
+    """Not a BatchNorm layer, though its name contains the word: a container of a Linear and a Dropout."""
+
+
 def _freeze_cases():
-    """(model,): BatchNorm layers at several depths and of several kinds (2d, a subclass, SyncBatchNorm), beside
-    layers that are not BatchNorm (LayerNorm, InstanceNorm with running statistics, Dropout); models in training
-    mode, in eval mode, and with mixed flags."""
+    """(model,): BatchNorm layers at several depths and of several kinds (2d, a subclass, SyncBatchNorm, a
+    subclass whose name does not say BatchNorm), beside layers that are not BatchNorm (LayerNorm, InstanceNorm
+    with running statistics, Dropout, a container whose name contains BatchNorm); models in training mode, in
+    eval mode, and with mixed flags."""
     conv = nn.Sequential(
         nn.Conv2d(3, 4, 3, device="meta"),
         nn.BatchNorm2d(4, device="meta"),
@@ -217,7 +226,12 @@ def _freeze_cases():
     mixed[5].eval()  # one layer already in eval mode: it stays so
     evaluating = nn.Sequential(nn.Linear(3, 3, device="meta"), nn.BatchNorm1d(3, device="meta"), nn.Dropout()).eval()
     plain = nn.Sequential(nn.Linear(2, 2, device="meta"), nn.ReLU())  # nothing to freeze
-    return [(conv,), (mixed,), (evaluating,), (plain,)]
+    named = nn.Sequential(  # judged by class, not by name
+        nn.Conv2d(3, 4, 3, device="meta"),
+        FrozenBN(4, device="meta"),
+        BatchNormFreeBlock(nn.Linear(4, 4, device="meta"), nn.Dropout(0.2)),
+    )
+    return [(conv,), (mixed,), (evaluating,), (plain,), (named,)]
 
 
 def _freeze_everything_in_place(model):
@@ -256,5 +270,12 @@ def _train_then_freeze(model):
     model.train()  # "fine-tuning": but the other flags were to be left as they were
     for m in model.modules():
         if isinstance(m, nn.modules.batchnorm._BatchNorm):
+            m.eval()
+    return model
+
+
+def _freeze_by_class_name(model):
+    for m in model.modules():
+        if "BatchNorm" in type(m).__name__:  # misses FrozenBN, and catches BatchNormFreeBlock
             m.eval()
     return model
