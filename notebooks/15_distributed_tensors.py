@@ -432,9 +432,7 @@ claim(
     "each rank holds the rows torch.chunk gives it; rank 3, left without a chunk, holds none",
 )
 out4 = "".join(dtensor4.stdout.values())
-claim(
-    out4.count("close: True") == 3 * 4 and "False" not in out4, "every DTensor result still matches on 4 processes"
-)
+claim(out4.count("close: True") == 3 * 4 and "False" not in out4, "every DTensor result still matches on 4 processes")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
