@@ -118,9 +118,10 @@ check("17.2", batch_range)
 # ### 17.3 · Export for every batch size
 #
 # Write `export_any_batch(model, x)` that exports `model` with the example `x` (a 2-d
-# tensor: a batch of rows) so that the program accepts every batch size from 1 to 4096,
-# while the number of columns stays fixed. The check runs your program's `.module()` on
-# batches of several sizes and on a wrong number of columns.
+# tensor: a batch of rows) with this contract: batch sizes from 1 to 4096 (the program's
+# `range_constraints` say exactly that range), the number of columns fixed. The check runs
+# your program's `.module()` on batches of several sizes and on a wrong number of columns,
+# and reads its range constraints.
 
 
 # %%
