@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] tags=["course-nav"]
-# *Module 13 of 00–16 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/13_case_study_ga.ipynb) · previous: [12 · Compiling NumPy code](12_compiling_numpy.ipynb) · next: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)
+# *Module 13 of 00–17 · lesson* · [all modules](../README.md#modules) · [exercises](../exercises/13_case_study_ga.ipynb) · previous: [12 · Compiling NumPy code](12_compiling_numpy.ipynb) · next: [14 · Autograd as a calculus engine](14_autograd_calculus.ipynb)
 
 # %% tags=["course-setup"] jupyter={"source_hidden": true}
 # Course setup. On your own machine this cell installs nothing. On Google Colab it fetches
@@ -69,12 +69,14 @@ _ = check_torch()
 #    tell the cost of a first compile with an empty cache from one with a warm cache;
 # 3. spot and avoid the int8 → int64 promotion that multiplies memory by 8;
 # 4. vectorise a GA generation (tournaments, blend crossover, mutation, elitism) and
-#    compile it once.
+#    compile it once;
+# 5. set `torch.compile` beside Numba and JAX on the same workloads, tell what the
+#    algorithm gains from what the compiler gains, and choose a tool by what the code needs.
 #
 # **Prerequisites.** 05 (vectorisation and timing), 09 (compile overhead), 12 (compiling
 # NumPy code).
 #
-# **Time.** 35 min teaching, 30 min exercises.
+# **Time.** 45 min teaching, 30 min exercises.
 
 # %% [markdown]
 # ## One implementation, imported
@@ -589,6 +591,82 @@ for line in dict.fromkeys(line.strip() for line in kernel_code[3].require(r"(sin
 # from the cores, not from vector instructions. Storing the points as columns, as module 12
 # does for K-Means, is what would let the loop load vectors.
 #
+# ### The rewrite module 12 gave K-Means, for these three functions
+#
+# Module 12 took K-Means past "compile the NumPy code" by changing what the loop reads and
+# writes. `ga.py` has the same treatment for this module's functions, beside the others:
+#
+# * **Functions 2 and 3: columns, a reused output, a select.** `ga.to_columns(points)` stores
+#   the points as `(3, N)`, one contiguous stream per coordinate, made once (a GA keeps its
+#   population in that layout). `ga.fitness2_best(C, out)` and `ga.fitness3_best(C, out)`
+#   write into an output made once, not a fresh array each call, and apply one `where` per
+#   constraint instead of one `where` of their `&`: inductor turns each `&` of two float64
+#   comparisons into mask casts, while a select of one comparison stays a vector blend (the
+#   code is printed below). The formulas are the same `f2` and `f3` and the same constraints
+#   (`ga.constraints2`, `ga.constraints3`, whose `&` is `feasible2`, `feasible3`). The bytes
+#   do not change (24 read and 8 written a point); the loads become vectors.
+# * **Function 1: eight genes a load.** `sum` over int8 widens every gene to a wider integer
+#   before adding it. `ga.sum_best` reads each chromosome as int64 words of eight genes, and
+#   two masks and a shift add them in four 16-bit lanes; a gene is at most 24, so a lane holds
+#   at most 125 x 2 x 24 = 6,000 over a chromosome and never carries into the next. Four lane
+#   sums finish each row, written as int32 into a reused output. The bytes: the population
+#   once, 4 B a row.
+
+# %%
+print("\n".join(line for line in inspect.getsource(ga._sum_words).splitlines() if not line.strip().startswith("#")))
+print(inspect.getsource(ga._where_each).split("    # One")[0] + inspect.getsource(ga._where_each).split("blend.\n")[1])
+print(inspect.getsource(ga._fitness3_columns))
+out_sum = torch.empty(len(pop), dtype=torch.int32)
+print("numpy == sum_best:", np.array_equal(ga.sum_best(pop, out_sum).numpy(), reference))
+columns, costs = {}, {}
+for k, (pts, _py, fnp, *_rest) in cases.items():
+    columns[k], costs[k] = ga.to_columns(pts), torch.empty(len(pts), dtype=torch.float64)
+    best = ga.fitness2_best if k == 2 else ga.fitness3_best
+    with captured_logs(output_code=True) as columns_code:  # function 3's is kept below
+        got, ref = best(columns[k], costs[k]).numpy(), fnp(pts.numpy())
+    same = np.array_equal(np.isinf(got), np.isinf(ref)) and np.allclose(got, ref, rtol=1e-12, atol=0)
+    print(f"function {k}: numpy == fitness{k}_best on columns: {same}")
+
+# %% [markdown]
+# Timed against the compiled torch functions above, taking turns, on one thread, with the
+# bytes each moves per second (the same bytes in both columns of a row):
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+pairs = {
+    "function 1 (90,000 chromosomes)": (
+        lambda: ga.sum_torch_compiled(pop),
+        lambda: ga.sum_best(pop, out_sum),
+        pop.nbytes,
+    ),
+}
+for k, (pts, *_rest, ft_c) in cases.items():
+    best = ga.fitness2_best if k == 2 else ga.fitness3_best
+    pairs[f"function {k} (900,000 points)"] = (
+        lambda ft_c=ft_c, pts=pts: ft_c(pts),
+        lambda best=best, k=k: best(columns[k], costs[k]),
+        32 * len(pts),
+    )
+print(f"{'':34s} {'compiled torch':>16s} {'course rewrite':>16s}")
+for name, (old, new, nbytes) in pairs.items():
+    t_old, t_new = interleaved([old, new], rounds=7, threads=1)
+    print(
+        f"{name:34s} {format_seconds(t_old):>9s} {nbytes / t_old / 1e9:4.1f} GB/s"
+        f" {format_seconds(t_new):>9s} {nbytes / t_new / 1e9:4.1f} GB/s  ({t_old / t_new:.1f}x)"
+    )
+
+# %% [markdown]
+# On columns, the loop inductor generates for function 3 calls `sin` and `cos` on whole
+# vectors of points (the `.sin()` and `.cos()` of a `Vectorized` value), where on rows it
+# called `std::sin` once a point; each constraint is one `blendv`, and no mask is cast:
+
+# %% tags=["version-specific"]
+# NBVAL_IGNORE_OUTPUT
+for line in dict.fromkeys(line.strip() for line in columns_code.require(r"\.(sin|cos)\(\)", "the vector sin and cos")):
+    print(line)
+print("blendv lines:", len(columns_code.grep(r"blendv\(")), "| mask casts:", len(columns_code.grep(r"cast<int32_t")))
+
+# %% [markdown]
 # On a GPU the published laptop runs the compiled functions in 0.055 s, 3.7 ms and
 # 22.6 ms. The cell below runs them on yours, if there is one:
 
@@ -731,6 +809,176 @@ shutil.rmtree(cache_dir, ignore_errors=True)
 print("inductor cache removed:", not os.path.exists(cache_dir))
 
 # %% [markdown]
+# ## What else would you pick? Numba and JAX
+#
+# A NumPy user who wants speed often reaches first for one of two other tools. **Numba**
+# compiles a Python function written as loops over scalars (`@numba.njit`) to machine code
+# with LLVM; `parallel=True` with `numba.prange` splits a loop over threads. **JAX** traces a
+# function written with `jax.numpy`, NumPy's API, and `jax.jit` hands the whole array program
+# to XLA, which fuses it into loops, as inductor does for `torch.compile`.
+#
+# The course's benchmark times both beside this module's variants. `make bench-peers`
+# installs them into a virtual environment of their own (`.peers/venv`, so the course's own
+# does not grow) and runs `python -m torchcourse.bench.sidebyside`. Each tool runs each
+# workload two ways: **as its users write it** (for Numba a `prange` loop over the points
+# with `if`s and a fresh output, for JAX `jax.jit` of the same NumPy code through
+# `jax.numpy`) and **with the course's rewrite** (the columns, selects and narrow outputs
+# above; Numba also writes into a reused output, while a jitted JAX function returns a new
+# array every call: JAX arrays cannot be written in place). Same data, one process, the same
+# thread count for every tool, the variants taking turns round after round, every result
+# checked against NumPy's. One run is kept in `docs/benchmarks/`; the next cell prints it
+# with the machine it ran on. Nothing here needs Numba or JAX installed.
+
+# %%
+import json
+
+from torchcourse import ROOT
+
+peer_run = json.loads((ROOT / "docs" / "benchmarks" / "peers-cpu-2core.json").read_text())
+m = peer_run["machine"]
+print(
+    f"recorded on {m['cpu']} ({m['cores']} cores, no GPU), every tool on {peer_run['threads']} thread, "
+    f"{peer_run['rounds']} rounds taking turns, the minimum of each"
+)
+print("versions:", ", ".join(f"{k} {v}" for k, v in peer_run["versions"].items()) + f", torch {m['torch']}")
+print("installed size:", "; ".join(f"{p} {sum(d.values()):.0f} MB" for p, d in peer_run["installed_MB"].items()))
+
+
+def peer_rows(group):
+    return [r for r in peer_run["rows"] if r["group"] == group]
+
+
+def peer_row(group, variant):
+    return next(r for r in peer_rows(group) if r["variant"] == variant)
+
+
+def peer_table(groups):
+    for g in groups:
+        print(f"\n{g}, {peer_rows(g)[0]['size']}")
+        for r in peer_rows(g):
+            print(
+                f"  {r['tool']:6s} {r['variant']:40s} {format_seconds(r['min_s']):>9s} {r['x_numpy']:7.1f}x NumPy "
+                f"{r['pct_of_limit']:5.0f}% of {r['limit']:5s} {'same as NumPy' if r['correct'] else 'DIFFERS'}"
+            )
+
+
+peer_table(["ga fitness 1 (sum)", "ga fitness 2", "ga fitness 3"])
+
+# %% [markdown]
+# Three comparisons answer the question. For each workload: the fastest of the course's
+# variants against the fastest peer. For each tool: how much its rewrite gained over the way
+# its users write it (the algorithm, with the compiler held fixed). And how far the fastest
+# variant is from the machine's limit for its bytes (or, for function 3, its `sin` and `cos`;
+# where a share is above 100%, the limit kernels, timed in the same rounds on a busy machine,
+# did not reach the machine's ceiling in their best round: read the shares as rough).
+
+# %%
+for g in ["ga fitness 1 (sum)", "ga fitness 2", "ga fitness 3"]:
+    w = peer_run["winners"][g]
+    print(
+        f"{g:19s} course's fastest {format_seconds(w['course_s']):>9s} ({w['pct_of_limit']:.0f}% of its limit); "
+        f"fastest peer {format_seconds(w['peer_s']):>9s} ({w['peer']}): "
+        + ("the course's is ahead" if w["ahead"] else "the peer is ahead")
+    )
+rewrite_gain = {}
+for tool, as_written, rewrite in [
+    ("torch.compile", "compiled torch (rows)", "course's best (fitness{k}_best, columns)"),
+    ("Numba", "Numba loop (njit parallel)", "Numba, course's rewrite"),
+    ("JAX", "JAX jit of the NumPy code", "JAX, course's rewrite (columns)"),
+]:
+    rewrite_gain[tool] = [
+        peer_row(f"ga fitness {k}", as_written)["min_s"] / peer_row(f"ga fitness {k}", rewrite.format(k=k))["min_s"]
+        for k in (2, 3)
+    ]
+    print(
+        f"{tool:14s} rewrite over as written: function 2 {rewrite_gain[tool][0]:.1f}x, function 3 {rewrite_gain[tool][1]:.1f}x"
+    )
+claim(
+    all(gain[0] > 1 for gain in rewrite_gain.values()),
+    "in the recorded run, the rewrite made function 2 faster under every one of the three compilers",
+)
+
+# %% [markdown]
+# Read them by cause.
+#
+# * **The rewrite moved every tool.** Columns, a reused output and one select per constraint
+#   made function 2 faster under `torch.compile`, under Numba and under JAX alike (the gains
+#   above): the algorithm and the layout, not the choice of compiler, set how many bytes move
+#   and whether the loads are vectors.
+# * **Numba compiles the loop you write**, and how fast it runs depends on whether LLVM can
+#   turn that loop into vector code. Function 1's loop over a chromosome's genes is such a
+#   loop (its int8 loads and int64 sums are vectors in Numba's code), which is why a plain
+#   Numba loop does well on it; module 12 shows a K-Means loop where LLVM cannot.
+# * **XLA compiles the array code you write**, fusing it into loops as inductor does; `jax.jit`
+#   of the NumPy fitness functions through `jax.numpy` needed no rewrite to fuse. What it made
+#   of the int8 sum (`sum(axis=1)` over a `(N, 1000)` int8 array) ran slower than NumPy here;
+#   the table shows it, and `jax.jit(f).lower(x).compile().as_text()` prints the program XLA
+#   made.
+# * **Where the course's variant is behind**, the table says by how much. For function 1, one
+#   difference can be read in the code: a chromosome is 125 int64 words, an odd count, so
+#   inductor's loop ends every row of `ga.sum_best` with a partial vector. This case study
+#   did not isolate what costs the time, so it stays a measurement, not an explanation.
+#
+# **A decision rule backed by these numbers.** First fix the algorithm and the layout: in
+# the recorded run it sped function 2 up under each of the three tools, and module 12's
+# K-Means too. Then pick the tool by what else the code needs:
+#
+# * the code is already NumPy and must also run on a GPU or be differentiated:
+#   `torch.compile` keeps the NumPy code as it is (module 12), moves it to a GPU by a device
+#   switch (tensors in, tensors out), and a function wrapped with `torch.compiler.wrap_numpy`
+#   and compiled passes gradients through its NumPy code;
+# * the natural form is a loop over elements with control flow that is awkward as whole-array
+#   expressions, on a CPU: Numba compiles that loop as written;
+# * the code already lives in JAX, or you want its transformations (`grad`, `vmap`): JAX, with
+#   the same rewrite;
+# * a first call that costs seconds matters (a notebook restarted often): read the next table.
+
+# %% [markdown]
+# ### The first call
+#
+# Every one of these tools compiles at the first call, and a learner pays it again after
+# every kernel restart. The same run started fresh processes and timed each tool's first call
+# of the four rewrites, once with an empty cache folder and once with the folder the first
+# process filled: `TORCHINDUCTOR_CACHE_DIR` for inductor (module 09), `cache=True` for Numba
+# (its compiled functions go to files beside the source or to `NUMBA_CACHE_DIR`), and JAX's
+# persistent compilation cache (`jax_compilation_cache_dir`). A figure is a first call less a
+# later call; the first kernel of a process also pays for starting the compiler. The import
+# column is what the Numba and JAX processes spent importing both peers and starting XLA's
+# CPU client before their first kernel (so JAX's compiler had started by then); `process` is
+# the whole process, Python and torch included:
+
+# %%
+first = peer_run["first_call"]
+kernels = [k for k in first["torch"]["cold"] if not k.endswith("_s")]
+print(f"{'tool, cache':16s} {'process':>8s} {'import':>7s} " + " ".join(f"{k[:18]:>18s}" for k in kernels))
+for tool, states in first.items():
+    for state, d in states.items():
+        start = f"{d['import_s']:6.1f}s" if tool != "torch" else f"{'-':>7s}"
+        print(
+            f"{tool + ', ' + state:16s} {d['process_s']:7.1f}s {start} " + " ".join(f"{d[k]:17.2f}s" for k in kernels)
+        )
+
+# %%
+for tool, states in first.items():
+    cold, warm = ([states[c][k] for k in kernels] for c in ("cold", "warm"))
+    print(
+        f"{tool}: the first kernel {cold[0]:.1f} s cold, {warm[0]:.1f} s warm; each later kernel "
+        f"{min(cold[1:]):.2f}-{max(cold[1:]):.2f} s cold, {min(warm[1:]):.2f}-{max(warm[1:]):.2f} s warm"
+    )
+claim(
+    all(sum(s["warm"][k] for k in kernels) < sum(s["cold"][k] for k in kernels) for s in first.values()),
+    "in the recorded run, each tool's cache made its first calls cheaper in total",
+)
+
+# %% [markdown]
+# The caches save different things. Inductor's cache keeps the generated kernels compiled,
+# so a warm first call skips the C++ compiler (module 09). Numba's `cache=True` writes the
+# machine code of a function to disk, one file for each combination of argument types it was
+# called with. JAX's persistent cache writes XLA's compiled program to disk. None of them
+# saves starting Python, importing the library and starting its compiler, which every fresh
+# process pays (the process column and the first kernel's figures).
+
+# %% [markdown]
 # ## Common mistakes
 #
 # **Python's `and`/`if` on whole arrays.** The pure-Python fitness cannot be handed a
@@ -777,6 +1025,10 @@ ga.fitness2_torch(pts.numpy())
 #   (8x memory). Pass `dtype=` and compile to avoid the copy.
 # * A GA vectorises: tournaments, crossover and mutation are tensor expressions; pass the
 #   random numbers in and keep shapes fixed, and the step compiles once and reproduces exactly.
+# * Beside Numba and JAX, the rewrite (columns, a reused output, one select per constraint)
+#   sped function 2 up under every tool, and in the recorded run no tool won every workload.
+#   Fix the algorithm first, then pick the tool by what the code needs: a GPU and gradients
+#   for NumPy code you keep (`torch.compile`), a loop you keep (Numba), JAX's transformations.
 
 # %% [markdown]
 # ## Further reading

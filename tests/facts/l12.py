@@ -355,3 +355,30 @@ def _():
         with captured_logs():
             torch.compile(fn, backend=CompileCounter())(x)
         assert sum(torch._dynamo.utils.counters["graph_break"].values()) >= 1
+
+
+_VECTOR_TYPE = re.compile(r"<\d+ x (float|double|i\d+)>")
+
+
+@fact(
+    "12",
+    "numba-vectorises-innermost-loop",
+    "LLVM vectorises the innermost loop only: in Numba's K-Means the innermost loop runs over the means and carries "
+    "the best score from one mean to the next, so the loop over the points stays scalar",
+)
+def _():
+    pytest.importorskip("numba")
+    import numba
+
+    from torchcourse.bench import peers
+
+    X = np.random.default_rng(0).random((2, 512), dtype=np.float32)
+    W, c = X[:, :2].copy(), np.zeros(2, np.float32)
+    kmeans, fitness2 = numba.njit(peers._kmeans_cols), numba.njit(peers._fitness2_cols)  # one thread: plain loops
+    kmeans(X, W, c, np.empty(512, np.int8))
+    fitness2(X[:, :170].astype(np.float64).repeat(3, axis=0)[:3], np.empty(170))
+    vector_lines = {
+        f: sum(bool(_VECTOR_TYPE.search(line)) for line in "\n".join(f.inspect_llvm().values()).splitlines())
+        for f in (kmeans, fitness2)
+    }
+    assert vector_lines[kmeans] == 0 and vector_lines[fitness2] > 0

@@ -172,3 +172,217 @@ def _():
     columns = points.T.contiguous().T  # the same (n, 3) values stored column by column
     _, (columns_code, *_) = run_and_get_code(torch.compile(ga.fitness3_torch), columns)
     assert ".sin()" in columns_code and ".cos()" in columns_code  # what columns would buy: vector loads
+
+
+@fact(
+    "13",
+    "columns-rewrite-vector-sin",
+    "On columns, the loop inductor generates for function 3 calls `sin` and `cos` on whole vectors of points",
+)
+def _():
+    _needs_vector_code()
+    from torchcourse.bench.workloads import ga
+
+    C = ga.to_columns(ga.random_points(1024, ga.BOX3, seed=3))
+    torch._dynamo.reset()
+    _, (code, *_) = run_and_get_code(torch.compile(ga._fitness3_columns), C, torch.empty(1024, dtype=torch.float64))
+    assert ".sin()" in code and ".cos()" in code and "std::sin(" not in code
+
+
+@fact(
+    "13",
+    "word-sum-never-carries",
+    "a gene is at most 24, so a lane holds at most 125 x 2 x 24 = 6,000 over a chromosome and never carries into "
+    "the next",
+)
+def _():
+    from torchcourse.bench.workloads import ga
+
+    pop = torch.full((2, ga.GENES), ga.GENE_HIGH, dtype=torch.int8)
+    assert ga.GENES // 8 * 2 * ga.GENE_HIGH == 6_000 < 2**16
+    w = pop.view(torch.int64)
+    lanes = ((w & ga._LANES) + ((w >> 8) & ga._LANES)).sum(dim=1)
+    assert [(int(lanes[0]) >> s) & 0xFFFF for s in (0, 16, 32, 48)] == [6_000] * 4
+    assert ga.sum_best(pop).tolist() == [24_000, 24_000]
+
+
+@fact(
+    "13",
+    "jax-arrays-immutable",
+    "a jitted JAX function returns a new array every call: JAX arrays cannot be written in place",
+)
+def _():
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    x = jnp.zeros(3)
+    with pytest.raises(TypeError):
+        x[0] = 1.0
+    f = jax.jit(lambda a: a + 1)
+    assert f(x) is not f(x)
+
+
+@fact(
+    "13",
+    "every-tool-compiles-at-first-call",
+    "Every one of these tools compiles at the first call",
+)
+def _():
+    from torch._dynamo.testing import CompileCounter
+
+    counter = CompileCounter()
+    torch._dynamo.reset()
+    f = torch.compile(lambda a: a + 1, backend=counter)
+    assert counter.frame_count == 0
+    f(torch.ones(3))
+    assert counter.frame_count == 1
+    numba = pytest.importorskip("numba")
+    g = numba.njit(lambda a: a + 1)
+    assert g.signatures == []
+    g(np.ones(3))
+    g(np.zeros(5))  # same types, another shape: no new compile
+    assert len(g.signatures) == 1
+    g(np.ones(3, np.float32))
+    assert len(g.signatures) == 2
+    jax = pytest.importorskip("jax")
+    traced = []
+    h = jax.jit(lambda a: traced.append(1) or a + 1)
+    assert traced == []
+    h(np.ones(3))
+    h(np.ones(3))
+    assert traced == [1]
+
+
+@fact(
+    "13",
+    "ampersand-of-masks-casts",
+    "inductor turns each `&` of two float64 comparisons into mask casts, while a select of one comparison stays a "
+    "vector blend",
+)
+def _():
+    _needs_vector_code()
+    from torchcourse.bench.workloads import ga
+
+    C = ga.to_columns(ga.random_points(1024, ga.BOX2, seed=2))
+    out = torch.empty(1024, dtype=torch.float64)
+
+    def anded(C, out):
+        x, y, z = C[0], C[1], C[2]
+        out.copy_(torch.where(ga.feasible2(x, y, z), ga.f2(x, y, z), torch.inf))
+
+    codes = {}
+    for name, kernel in (("and", anded), ("each", ga._fitness2_columns)):
+        torch._dynamo.reset()
+        _, (codes[name], *_) = run_and_get_code(torch.compile(kernel), C, out)
+    assert codes["and"].count(".template cast<int32_t") >= 2 * 5  # two casts for each of the five `&`
+    assert ".template cast<int32_t" not in codes["each"] and codes["each"].count("blendv(") >= 6
+
+
+@fact(
+    "13",
+    "word-sum-partial-vector",
+    "a chromosome is 125 int64 words, an odd count, so inductor's loop ends every row of `ga.sum_best` with a "
+    "partial vector",
+)
+def _():
+    _needs_vector_code()
+    from torchcourse.bench.workloads import ga
+
+    pop = ga.gene_population(64)
+    assert pop.view(torch.int64).shape[1] == 125
+    torch._dynamo.reset()
+    _, (code, *_) = run_and_get_code(torch.compile(ga._sum_words), pop, torch.empty(64, dtype=torch.int32))
+    assert "sum_masked_reduce" in code
+
+
+@fact(
+    "13",
+    "wrap-numpy-passes-gradients",
+    "a function wrapped with `torch.compiler.wrap_numpy` and compiled passes gradients through its NumPy code",
+)
+def _():
+    f = torch.compile(torch.compiler.wrap_numpy(lambda x: np.sum(x**2)), fullgraph=True)
+    x = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    f(x).backward()
+    assert torch.allclose(x.grad, 2 * x)
+
+
+@fact(
+    "13",
+    "jax-as-text",
+    "`jax.jit(f).lower(x).compile().as_text()` prints the program XLA made",
+)
+def _():
+    jax = pytest.importorskip("jax")
+    text = jax.jit(lambda a: (a * 2).sum()).lower(np.ones(8, np.float32)).compile().as_text()
+    assert "HloModule" in text and "ENTRY" in text
+
+
+@fact(
+    "13",
+    "numba-sum-loop-vectorised",
+    "Function 1's loop over a chromosome's genes is such a loop",
+)
+def _():
+    pytest.importorskip("numba")
+    import numba
+
+    from torchcourse.bench import peers
+
+    f = numba.njit(peers._sum_loop)  # one thread: the plain loop
+    f(np.ones((4, 64), np.int8))
+    ir = "\n".join(f.inspect_llvm().values())
+    assert re.search(r"<\d+ x i8>", ir) and re.search(r"<\d+ x i64>", ir)  # bytes loaded and widened as vectors
+
+
+def _in_fresh_python(script: str, cache: str) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+    subprocess.run([sys.executable, "-c", script], env=env, check=True, capture_output=True, cwd=cache)
+
+
+@fact(
+    "13",
+    "numba-cache-per-types",
+    "Numba's `cache=True` writes the machine code of a function to disk, one file for each combination of argument "
+    "types it was called with",
+)
+def _():
+    pytest.importorskip("numba")
+    import tempfile
+
+    script = (
+        "import numpy as np, numba\n"
+        "src = 'import numba\\n@numba.njit(cache=True)\\ndef twice(a):\\n    return a * 2\\n'\n"
+        "open('kernel.py', 'w').write(src)\n"
+        "import sys; sys.path.insert(0, '.')\n"
+        "from kernel import twice\n"
+        "twice(np.ones(3)); twice(np.ones(3, np.float32)); twice(np.ones(5))\n"
+    )
+    with tempfile.TemporaryDirectory() as cache:
+        _in_fresh_python(script, cache)
+        files = [p.suffix for p in Path(cache).rglob("*") if p.suffix in (".nbi", ".nbc")]
+        assert files.count(".nbc") == 2 and files.count(".nbi") == 1
+
+
+@fact(
+    "13",
+    "jax-persistent-cache-writes",
+    "JAX's persistent cache writes XLA's compiled program to disk",
+)
+def _():
+    pytest.importorskip("jax")
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as cache:
+        script = (
+            "import jax, numpy as np\n"
+            f"jax.config.update('jax_compilation_cache_dir', {cache + '/jax'!r})\n"
+            "jax.config.update('jax_persistent_cache_min_compile_time_secs', 0.0)\n"
+            "jax.config.update('jax_persistent_cache_min_entry_size_bytes', 0)\n"
+            "jax.jit(lambda a: a * 2)(np.ones(3)).block_until_ready()\n"
+        )
+        _in_fresh_python(script, cache)
+        assert any(p.is_file() for p in (Path(cache) / "jax").rglob("*"))
