@@ -315,7 +315,7 @@ EXERCISES = [
                     "solver, inverse or NumPy"
                 ),
             ),
-            ch.FactorisesOnce(),
+            ch.FACTORISES_ONCE,
             ch.FromTheFactor(),
             ch.SolvesForB(),
         ],

@@ -77,11 +77,14 @@ class OneSolve(Rule):
 
 @dataclass
 class CallsOnce(Rule):
-    """The answer calls the torch function ``name`` exactly once (counted through a
-    TorchFunctionMode, so a call in a map, a generator or a helper counts every time it runs)."""
+    """The answer calls the torch function ``name`` exactly once, or dispatches at most one aten
+    operation of the call family ``family`` (counted through a TorchFunctionMode and a
+    TorchDispatchMode, so a call in a map, a generator or a helper counts every time it runs)."""
 
     fn_name: str = ""
     why: str = ""
+    family: str = ""  # e.g. "cholesky": one factorisation, whatever the spelling
+    what: str = ""  # how the message names the repeated call, e.g. "factorises"
     name = "exactly one call"
 
     def judge(self, case: Case) -> str | None:
@@ -89,6 +92,14 @@ class CallsOnce(Rule):
             calls = recorded_calls(case.fn, case.fresh())
         except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
             return None
+        if self.family:
+            n = sum(1 for c in calls if c.startswith("aten::") and c in FAMILIES[self.family])
+        else:
+            n = calls.count(self.fn_name)
+        if n > 1:
+            what = self.what or f"calls {self.fn_name}"
+            return f"your function {what} {n} times; {self.why or 'the task asks for one call'}"
+        return None
         n = calls.count(self.fn_name)
         if n > 1:
             return f"your function calls {self.fn_name} {n} times; {self.why or 'the task asks for one call'}"

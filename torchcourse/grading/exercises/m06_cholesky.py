@@ -11,33 +11,21 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from torchcourse.grading.exercises._inputs import randn
-from torchcourse.grading.exercises.m06_cases import _RHS, _is_identity
+from torchcourse.grading.exercises.m06_cases import _RHS, CallsOnce, _is_identity
 from torchcourse.grading.families import FAMILIES
-from torchcourse.grading.rules import Case, Rule, recorded_calls
+from torchcourse.grading.rules import Case, Rule
 
 # ---- 06.10 Cholesky, once -------------------------------------------------------------------------
 
 
-@dataclass
-class FactorisesOnce(Rule):
-    """06.10's "factorise S once": the answer dispatches exactly one Cholesky factorisation (the
-    "cholesky" family counted at the aten level, so a factorisation per column or per matrix of a
-    batch, or a second one to check the first, is seen)."""
-
-    name = "one factorisation"
-
-    def judge(self, case: Case) -> str | None:
-        try:
-            calls = recorded_calls(case.fn, case.fresh())
-        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
-            return None
-        n = sum(1 for c in calls if c.startswith("aten::") and c in FAMILIES["cholesky"])
-        if n > 1:
-            return (
-                f"your function factorises {n} times; factorise S once (one cholesky call handles a whole "
-                "batch) and solve for every column of B with that one factor"
-            )
-        return None
+# 06.10's "factorise S once": exactly one Cholesky factorisation at the aten level, so a factorisation
+# per column or per matrix of a batch, or a second one to check the first, is seen.
+FACTORISES_ONCE = CallsOnce(
+    family="cholesky",
+    what="factorises",
+    why="factorise S once (one cholesky call handles a whole batch) and solve for every column of B "
+    "with that one factor",
+)
 
 
 class _DoubledFactor(TorchDispatchMode):

@@ -28,6 +28,17 @@ def _graphs_compiled() -> int:
     return counters["stats"]["unique_graphs"]
 
 
+def _graphs_while(fn, args) -> int | None:
+    """The graphs dynamo compiles while ``fn(*args)`` runs, or None when it raises (the first
+    run already reported the answer's own errors)."""
+    before = _graphs_compiled()
+    try:
+        fn(*args)
+    except Exception:  # noqa: BLE001
+        return None
+    return _graphs_compiled() - before
+
+
 class Measures(Rule):
     """ "Measure, do not guess", judged by behaviour: the answer runs again from a fresh dynamo state
     (``torch.compiler.reset()``) while the graphs dynamo compiles are counted, with any backend.
@@ -52,16 +63,14 @@ class Measures(Rule):
         torch.compiler.reset()
         if self.start_limit is not None:
             torch._dynamo.config.recompile_limit = self.start_limit
-        before = _graphs_compiled()
         try:
-            case.fn(*args)
-        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
-            return None
+            compiled = _graphs_while(case.fn, args)
         finally:
-            compiled = _graphs_compiled() - before
             after = torch._dynamo.config.recompile_limit
             torch._dynamo.config.recompile_limit = found
             torch.compiler.reset()
+        if compiled is None:
+            return None
         if self.start_limit is not None and after != self.start_limit:
             return (
                 f"torch._dynamo.config.recompile_limit was {self.start_limit} before your function ran and "
@@ -91,14 +100,12 @@ class GraphsCompiled(Rule):
     def judge(self, case: Case) -> str | None:
         args = case.fresh()
         torch.compiler.reset()
-        before = _graphs_compiled()
         try:
-            case.fn(*args)
-        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
-            return None
+            compiled = _graphs_while(case.fn, args)
         finally:
-            compiled = _graphs_compiled() - before
             torch.compiler.reset()
+        if compiled is None:
+            return None
         if compiled == 0:
             return "your function compiled no graph: compile fn with torch.compile and call the compiled function"
         if compiled != self.expected:
