@@ -146,10 +146,10 @@ def workloads(quick: bool, peers: bool) -> list[tuple[str, str, Callable[[], lis
         if peers:
             o32, jP = np.empty(n_ga1, np.int32), jax.device_put(P)
             vs += [
-                Variant("Numba loop (njit parallel)", "Numba", "as written", lambda: nb["sum_loop"](P), rd),
+                Variant("Numba loop (njit parallel)", "Numba", "as written", lambda: nb.get("sum_loop")(P), rd),
                 Variant("Numba, int32 out reused", "Numba", "course's rewrite", lambda: nb["sum_narrow"](P, o32), rd),
-                Variant("JAX jit of the NumPy code", "JAX", "as written", lambda: p.ready(jx["sum_numpy"](jP)), rd),
-                Variant("JAX, int32 sum", "JAX", "course's rewrite", lambda: p.ready(jx["sum_narrow"](jP)), rd),
+                Variant("JAX jit of the NumPy code", "JAX", "as written", lambda: p.ready(jx.get("sum_numpy")(jP)), rd),
+                Variant("JAX, int32 sum", "JAX", "course's rewrite", lambda: p.ready(jx.get("sum_narrow")(jP)), rd),
             ]
         return vs
 
