@@ -70,7 +70,8 @@ MODULES = [
         "04",
         "dtypes",
         "Dtypes",
-        "the dtype table, casting, promotion (NEP 50), overflow, float accuracy, half precision, TF32",
+        "the dtype table, casting, promotion (NEP 50), overflow, float accuracy, half precision, TF32, "
+        "set_default_dtype, complex dtypes, assert_close and tolerances",
     ),
     Module(
         "05",
@@ -82,51 +83,55 @@ MODULES = [
         "06",
         "linear_algebra",
         "Linear algebra",
-        "linalg.solve, batched solves, solve vs inv, lstsq, eig/eigh, pinv, cond, matmul GFLOP/s",
+        "linalg.solve, batched solves, solve vs inv, lstsq, eig/eigh, Cholesky, SVD and low rank, pinv, cond, "
+        "matmul GFLOP/s",
     ),
     Module(
         "07",
         "gpu_offload",
         "GPU offload",
-        "device-agnostic code, async execution and synchronize, transfer cost, when the GPU loses",
+        "device-agnostic code, async execution and synchronize, transfer cost, when the GPU loses, "
+        "the caching allocator, peak memory, sizing a batch, out-of-memory errors",
         runtime="gpu",
     ),
     Module(
         "08",
         "modules_and_buffers",
         "nn.Module as a container for computation",
-        "parameters vs buffers, state_dict, lazy projection module, inference_mode, devices",
+        "parameters vs buffers, state_dict, lazy projection module, train() and eval(), inference_mode, devices",
     ),
     Module(
         "09",
         "compile_fusion",
         "torch.compile: fusion and overhead",
-        "Monte Carlo pi, generated code, break-even, cache, modes",
+        "Monte Carlo pi, generated code, break-even, cache, modes, compiled vs eager numerics, TORCH_TRACE",
     ),
     Module(
         "10",
         "recompilation",
         "Recompilation and dynamic shapes",
-        "guards, recompiles on dtype/device/shape, dynamic kernels, recompile_limit",
+        "guards, recompiles on dtype/device/shape, dynamic=None/True/False, mark_dynamic, recompile_limit",
     ),
     Module(
         "11",
         "graph_breaks",
         "Graph breaks",
-        "data-dependent control flow, explain(), torch.where, torch.cond, scalar outputs",
+        "data-dependent control flow, explain(), torch.where, torch.cond, scalar outputs, custom ops, CUDA graphs",
     ),
     Module(
         "12",
         "compiling_numpy",
         "Compiling NumPy code",
-        "K-Means step, numpy_default_float, tensors in and out, roofline",
+        "K-Means step, numpy_default_float, tensors in and out, roofline, np.random under compile, "
+        "NumPy that graph-breaks, Numba and JAX beside",
         runtime="gpu-optional",
     ),
     Module(
         "13",
         "case_study_ga",
         "Case study: genetic-algorithm fitness",
-        "three fitness functions in five variants, the int8 sum trap, a compiled GA",
+        "three fitness functions in five variants, the int8 sum trap, rewrites on columns, a compiled GA, "
+        "Numba and JAX beside, the first call",
     ),
     Module(
         "14",
