@@ -19,8 +19,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -29,30 +27,11 @@ from typing import Any
 import torch
 
 from torchcourse import ROOT
+from torchcourse.bench.machine import machine
 from torchcourse.bench.rows import GROUPS, Row
 from torchcourse.bench.workloads import matmul
 from torchcourse.device import describe_device, pick_device
 from torchcourse.timing import Limits, format_seconds, measure, memory_limits, time_once
-
-
-def machine() -> dict[str, Any]:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            cpu = next((line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")), cpu)
-    except OSError:
-        pass
-    info = {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "torch_threads": torch.get_num_threads(),
-        "torch": torch.__version__,
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-    }
-    if torch.cuda.is_available():
-        info["gpu"] = describe_device("cuda")
-    return info
 
 
 def limits(quick: bool, device: torch.device) -> dict[str, float]:

@@ -31,7 +31,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from torchcourse.bench.runner import machine
+from torchcourse.bench.machine import machine
 from torchcourse.bench.workloads import ga, kmeans
 from torchcourse.timing import Limits, format_seconds
 
