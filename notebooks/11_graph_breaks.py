@@ -98,7 +98,7 @@ from torchcourse.compiletools import captured_logs, compile_counter, compile_sta
 from torchcourse.preflight import version_tuple
 from torchcourse.timing import interleaved, measure, memory_limits, time_once
 
-torch.manual_seed(0)
+_ = torch.manual_seed(0)
 
 # %% [markdown]
 # ## A break you do not see
