@@ -139,6 +139,8 @@ TABLE = [
     ("12.10", lambda fn, x, seed: (np.random.seed(seed), fn(x))[1], FAIL, "same seed", "NumPy's seed"),
     ("12.10", seeded_random_module, FAIL, "same seed", "Python's random"),
     ("12.10", lambda fn, x, seed: (torch.cuda.manual_seed(seed), fn(x))[1], FAIL, "same seed", "CUDA's seed"),
+    ("12.10", lambda fn, x, seed: (torch.manual_seed(seed % 2), fn(x))[1], FAIL, "gave the same numbers", "seed % 2"),
+    ("12.10", lambda fn, x, seed: (torch.manual_seed(seed % 5), fn(x))[1], FAIL, "gave the same numbers", "seed % 5"),
 ]
 
 
