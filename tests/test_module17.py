@@ -63,6 +63,24 @@ def ship_mode(fn, x):
     return bytes(result[0])
 
 
+def range_sympy_bounds(program):  # wrong: sympy Integers, not the two Python ints the text asks for
+    lower, upper = range_by_node(program)
+    import sympy
+
+    return sympy.Integer(lower), sympy.Integer(upper)
+
+
+def range_after_a_run(program):  # wrong: "do not call it"
+    program.module()(*program.example_inputs[0])
+    return range_by_node(program)
+
+
+def deploy_module_in_lambda(program, directory):  # wrong: the package is written, never loaded
+    torch._inductor.aoti_compile_and_package(program, package_path=str(directory / "model.pt2"))
+    module = program.module()
+    return lambda *args: module(*args)
+
+
 def deploy_named(program, directory):
     path = directory / "scorer_package.pt2"
     torch._inductor.aoti_compile_and_package(program, package_path=str(path))
@@ -72,6 +90,8 @@ def deploy_named(program, directory):
 TABLE = [
     ("17.1", io_by_kind, PASS, "", "counted by kind"),
     ("17.2", range_by_node, PASS, "", "graph_module's node and the symbol's _expr"),
+    ("17.2", range_after_a_run, FAIL, "do not call it", "runs the program first"),
+    ("17.2", range_sympy_bounds, FAIL, "expected the int", "sympy bounds"),
     ("17.3", export_dim_dynamic, FAIL, "[2, 4096]", "Dim.DYNAMIC with bounds: 0/1 specialised"),
     ("17.3", export_per_dim_tuple, PASS, "", "a tuple of dimensions"),
     ("17.3", export_tuple_spec, PASS, "", "dynamic_shapes as a tuple"),
@@ -85,6 +105,13 @@ TABLE = [
     ("17.4", leaky_cond, PASS, "", "torch.cond"),
     ("17.4", leaky_arith, PASS, "", "arithmetic blend"),
     ("17.4", leaky_only_in_graph, FAIL, "refused", "breaks only 'export accepts it'"),
+    (
+        "17.4",
+        lambda x: torch.where(x.mean() >= 0, torch.where(x > 0, x, 0.1 * x), -x),
+        FAIL,
+        "",
+        "mean exactly 0 takes the other branch",
+    ),
 ]
 
 
@@ -97,6 +124,7 @@ def test_answer(ex_id, answer, status, fragment, why):
 SLOW = [
     ("17.5", ship_mode, PASS, "", "mode='default', bytes() copy"),
     ("17.6", deploy_named, PASS, "", "another file name"),
+    ("17.6", deploy_module_in_lambda, FAIL, "runs the program in Python", "program.module() in a lambda"),
 ]
 
 

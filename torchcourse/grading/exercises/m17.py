@@ -3,7 +3,7 @@ exportable, ship a compile cache, deploy with AOTInductor.
 
 17.1-17.4 export only (no inductor). 17.5 compiles with inductor and grades the artefacts in a
 fresh Python process with an empty cache directory; 17.6 runs AOTInductor and loads the package
-the answer wrote. Cases, probes and wrong answers live in ``m17_cases``.
+the answer wrote. Cases, probes and wrong answers live in ``m17_cases`` (17.6: ``m17_deploy``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import torch
 
 from torchcourse.grading.checks import Exercise
 from torchcourse.grading.exercises import m17_cases as c
+from torchcourse.grading.exercises import m17_deploy as d
 from torchcourse.grading.exercises._solutions import solution
 
 io_counts = solution("17", "io_counts")
@@ -33,7 +34,7 @@ def _ship_cache_reference(fn, x):
 
 def _deploy_reference(program, directory):
     # The worked answer, built once per program in a process (see built_once)
-    return c.built_once(deploy, program, directory)
+    return d.built_once(deploy, program, directory)
 
 
 EXERCISES = [
@@ -61,7 +62,8 @@ EXERCISES = [
             "program.range_constraints maps a size's symbol (size.node.expr) to its range, with .lower and "
             ".upper; convert them with int().",
         ],
-        wrong=[c.range_first_constraint, c.range_example_only, c.range_from_zero],
+        rules=[c.NotRun()],
+        wrong=[c.range_first_constraint, c.range_example_only, c.range_from_zero, c.range_after_a_run],
         generated=False,
     ),
     Exercise(
@@ -89,7 +91,7 @@ EXERCISES = [
             "torch.cond(predicate, true_fn, false_fn, (x,)) takes the predicate as a tensor; torch.where "
             "computes both sides and picks element by element.",
         ],
-        wrong=[c.leaky_if, c.leaky_always, c.leaky_sum_sign],
+        wrong=[c.leaky_if, c.leaky_always, c.leaky_sum_sign, c.leaky_mean_at_least_zero],
         generated=False,
     ),
     Exercise(
@@ -110,14 +112,14 @@ EXERCISES = [
         "17.6",
         "Deploy with AOTInductor (stretch)",
         _deploy_reference,
-        cases=c.deploy_cases,
-        property=c.package_runs,
+        cases=d.deploy_cases,
+        property=d.package_runs,
         hints=[
             "torch._inductor.aoti_compile_and_package(program, package_path=...) writes the .pt2 file and "
             "returns its path; give it a path inside directory.",
             "torch._inductor.aoti_load_package(path) returns the callable to return.",
         ],
-        wrong=[c.deploy_module_only, c.deploy_compiled, c.deploy_elsewhere],
+        wrong=[d.deploy_module_only, d.deploy_compiled, d.deploy_elsewhere, d.deploy_wrapped_module],
         generated=False,
     ),
 ]

@@ -110,6 +110,39 @@ def range_cases():
     ]
 
 
+class NotRun(Rule):
+    """ "Do not call it", judged by behaviour: the answer runs again on a fresh program while the aten
+    operations dispatched are counted. Reading the program's graph, signature and range_constraints
+    dispatches none; running it (its module, its graph module, an interpreter) dispatches some."""
+
+    name = "not run"
+
+    def judge(self, case: Case) -> str | None:
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        class Seen(TorchDispatchMode):
+            def __init__(self):
+                super().__init__()
+                self.ops = 0
+
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                self.ops += 1
+                return func(*args, **(kwargs or {}))
+
+        args = case.fresh()
+        try:
+            with Seen() as seen:
+                case.fn(*args)
+        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
+            return None
+        if seen.ops:
+            return (
+                f"your function ran the program ({seen.ops} aten operations dispatched while it ran): read the "
+                "sizes from the program's inputs and range_constraints, do not call it"
+            )
+        return None
+
+
 def range_first_constraint(program):
     bounds = next(iter(program.range_constraints.values()), None)
     if bounds is None:
@@ -127,6 +160,11 @@ def range_example_only(program):
 def range_from_zero(program):
     lower, upper = range_first_constraint(program)
     return 0, upper
+
+
+def range_after_a_run(program):
+    program.module()(*program.example_inputs[0])  # runs the program first: "do not call it"
+    return _batch_bounds(program)
 
 
 # --- 17.3 ------------------------------------------------------------------------------------
@@ -169,31 +207,6 @@ def _batch_bounds(program):
     return int(bounds.lower), int(bounds.upper)
 
 
-def built_once(build, program, directory):
-    """``build(program, directory)`` once per program in a process (an AOTInductor build takes tens of
-    seconds); later calls copy that package into the directory given and load the copy."""
-    import hashlib
-    import shutil
-
-    key = hashlib.sha256(program.graph_module.code.encode())
-    for name, value in sorted(program.state_dict.items()):
-        key.update(name.encode() + value.detach().numpy().tobytes())
-    cached = _PACKAGES.get(key.hexdigest())
-    if cached is None or not Path(cached).exists():
-        result = build(program, directory)
-        (made,) = Path(directory).glob("*.pt2")
-        keep = Path(tempfile.mkdtemp(prefix="torchcourse-17-6-reference-")) / made.name
-        shutil.copy(made, keep)
-        _PACKAGES[key.hexdigest()] = str(keep)
-        return result
-    copy = Path(directory) / Path(cached).name
-    shutil.copy(cached, copy)
-    return torch._inductor.aoti_load_package(str(copy))
-
-
-_PACKAGES: dict[str, str] = {}  # a program's code and weights -> a package built for it
-
-
 def export_static(model, x):
     return export(model, (x,))
 
@@ -223,7 +236,16 @@ def leaky_or_flip(x):
 
 def branch_cases():
     small = torch.tensor([[0.02, -0.01], [0.03, 0.0]])  # mean > 0 but sum < 1
-    return [(_x(6, 5, 14).abs() - 0.5,), (-(_x(4, 7, 15).abs()) + 0.2,), (_x(3, 3, 16) + 1,), (small,)]
+    balanced = torch.tensor([[1.0, -1.0], [0.5, -0.5]])  # mean exactly 0: not > 0, so -x
+    zeros = torch.zeros(2, 3)  # mean 0 and every element 0
+    return [
+        (_x(6, 5, 14).abs() - 0.5,),
+        (-(_x(4, 7, 15).abs()) + 0.2,),
+        (_x(3, 3, 16) + 1,),
+        (small,),
+        (balanced,),
+        (zeros,),
+    ]
 
 
 class _Wrapped(torch.nn.Module):
@@ -254,6 +276,10 @@ class ExportsAndMatches(Rule):
             xs = sign * (x.abs() + 0.1)
             if not torch.allclose(program.module()(xs), leaky_or_flip(xs)):
                 return "the exported program gives other values than leaky_or_flip for an input of the other sign"
+        n = x.numel()  # values symmetric about 0, of x's shape: their mean is exactly 0
+        balanced = (torch.arange(n, dtype=x.dtype) - (n - 1) / 2).reshape(x.shape)
+        if not torch.allclose(program.module()(balanced), leaky_or_flip(balanced)):
+            return "the exported program gives other values than leaky_or_flip for an input whose mean is exactly 0"
         return None
 
 
@@ -263,6 +289,10 @@ def leaky_if(x):
 
 def leaky_always(x):
     return torch.where(x > 0, x, 0.1 * x)
+
+
+def leaky_mean_at_least_zero(x):  # mean exactly 0 takes the wrong branch
+    return torch.where(x.mean() >= 0, torch.where(x > 0, x, 0.1 * x), -x)
 
 
 def leaky_sum_sign(x):
@@ -339,62 +369,3 @@ def ship_eager_backend(fn, x):
     torch.compile(fn, backend="eager")(x)
     saved = torch.compiler.save_cache_artifacts()
     return saved[0] if saved else None
-
-
-# --- 17.6 ------------------------------------------------------------------------------------
-class PackageDir(type(Path())):
-    """A new, empty temporary directory; every copy of it (one per run of a check) is another one,
-    so the reference's package can never stand in for the answer's."""
-
-    def __new__(cls):
-        return super().__new__(cls, tempfile.mkdtemp(prefix="torchcourse-17-6-"))
-
-    def __deepcopy__(self, memo):
-        return PackageDir()
-
-
-def deploy_cases():
-    program = export(Scorer(), (_x(8, 100, 18),), dynamic_shapes={"x": {0: Dim("batch", min=1, max=1024)}})
-    return [(program, PackageDir())]
-
-
-def package_runs(args, got):
-    from torch._dynamo.utils import counters
-
-    program, directory = args
-    packages = sorted(Path(directory).rglob("*.pt2"))
-    if not packages:
-        return f"no .pt2 file in {directory}: write the package inside the directory given"
-    if not callable(got):
-        return f"your function returned {type(got).__name__}; return the callable aoti_load_package gives"
-    if isinstance(got, torch.nn.Module):
-        return "your function returned a module that runs in Python; return the callable loaded from the package"
-    loaded = torch._inductor.aoti_load_package(str(packages[-1]))
-    before = counters["stats"]["unique_graphs"]
-    for b in (1, 5, 64):
-        xb = torch.linspace(-2, 2, b * 100).reshape(b, 100)
-        expected = program.module()(xb)
-        for name, run in (("the package in the directory", loaded), ("your callable", got)):
-            try:
-                out = run(xb)
-            except Exception:  # noqa: BLE001 - reported as a refusal
-                return f"{name} refused a batch of {b}"
-            if not torch.allclose(out, expected, atol=1e-6):
-                return f"{name} gives other values than the program for a batch of {b}"
-    if counters["stats"]["unique_graphs"] != before:
-        return "calling your callable compiled graphs with dynamo: return the package loaded with aoti_load_package"
-    return None
-
-
-def deploy_module_only(program, directory):
-    return program.module()
-
-
-def deploy_compiled(program, directory):
-    torch._inductor.aoti_compile_and_package(program, package_path=str(directory / "model.pt2"))
-    return torch.compile(lambda x: program.module()(x))
-
-
-def deploy_elsewhere(program, directory):
-    path = torch._inductor.aoti_compile_and_package(program, package_path=tempfile.mktemp(suffix=".pt2"))
-    return torch._inductor.aoti_load_package(path)
