@@ -185,9 +185,11 @@ check("10.6", graph_kinds)
 # A service receives batches of any number of rows, 0 and 1 included, always with the same
 # number of columns. Write `serve(fn, batches)`: compile `fn` with `torch.compile`
 # (`backend="eager"` keeps it quick: only the number of graphs matters here), call the compiled
-# function on each tensor of the list `batches`, in order, and return the list of results.
-# Dynamo must compile exactly one graph for the whole list, whatever sizes it holds. The check
-# runs your function again after `torch.compiler.reset()` and counts the graphs it compiles.
+# function once on each tensor of the list `batches`, in order (nothing else: `fn` need not
+# work row by row), and return the list of results. Dynamo must compile exactly one graph for
+# the whole list, whatever sizes it holds. The check runs your function again after
+# `torch.compiler.reset()`, counts the graphs it compiles and sees which batches the compiled
+# code runs on.
 
 
 # %%

@@ -1,5 +1,5 @@
 """Exercises 09.9, 09.10 and 10.7: answers unlike the worked ones, written from each exercise's
-text, with the verdict each must get (three correct, three plausible wrong ones per exercise)."""
+text, with the verdict each must get (three correct, three or more plausible wrong ones per exercise)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import torch
 import torch._inductor.config
 
 from torchcourse.grading.checks import FAIL, PASS, REGISTRY, evaluate
+from torchcourse.grading.exercises import m10_serve
 
 # --- 09.9: agree(actual, expected) within assert_close's default tolerance for the dtype ----------
 
@@ -38,6 +39,11 @@ def agree_isclose_item(actual, expected):
 def agree_machine_epsilon(actual, expected):  # wrong: eps is far tighter than the default rtol
     eps = torch.finfo(expected.dtype).eps
     return bool(((actual - expected).abs() <= eps * expected.abs()).all())
+
+
+def agree_scaled_by_actual(actual, expected):  # wrong: assert_close scales rtol by |expected|
+    rtol, atol = _TABLE[expected.dtype]
+    return bool(((actual - expected).abs() <= atol + rtol * actual.abs()).all())
 
 
 def agree_assert_close_returns(actual, expected):  # wrong: assert_close raises, it does not return False
@@ -104,6 +110,12 @@ def dropout_eager_backend(x, p, seed):  # wrong: same numbers, but not inductor
 
     torch.manual_seed(seed)
     return torch.compile(drop, backend="eager")(x)
+
+
+def dropout_after_compiled(x, p, seed):  # wrong: inductor compiles t * 1, the dropout runs eagerly
+    compiled = torch.compile(lambda t: t * 1)
+    torch.manual_seed(seed)
+    return torch.nn.functional.dropout(compiled(x), p, training=True)
 
 
 def dropout_second_call(x, p, seed):  # wrong: the first (compiling) call drew a mask already
@@ -174,18 +186,23 @@ TABLE = [
     ("09.9", agree_machine_epsilon, FAIL, "expected True, got False"),
     ("09.9", agree_assert_close_returns, FAIL, "raised AssertionError"),
     ("09.9", agree_isclose_tensor, FAIL, "got tensor"),
+    ("09.9", agree_scaled_by_actual, FAIL, "expected False, got True"),
     ("09.10", dropout_options, PASS, ""),
     ("09.10", dropout_set_and_restore, PASS, ""),
     ("09.10", dropout_decorated, PASS, ""),
     ("09.10", dropout_deterministic, FAIL, "differs from eager dropout"),
     ("09.10", dropout_eager_backend, FAIL, "inductor compiled nothing"),
     ("09.10", dropout_second_call, FAIL, "differs from eager dropout"),
+    ("09.10", dropout_after_compiled, FAIL, "dropout ran outside the compiled function"),
     ("10.7", serve_unbacked_each, PASS, ""),
     ("10.7", serve_unbacked_list, PASS, ""),
     ("10.7", serve_size_oblivious, PASS, ""),
     ("10.7", serve_mark_dynamic_each, FAIL, "compiled 3 graphs"),
     ("10.7", serve_maybe_dynamic, FAIL, "compiled 3 graphs"),
     ("10.7", serve_automatic_unbacked, FAIL, "compiled 2 graphs"),
+    ("10.7", m10_serve._serve_concatenated, FAIL, "call it once on each tensor"),
+    ("10.7", m10_serve._serve_eager_small, FAIL, "fn ran uncompiled on batches of 1, 0 rows"),
+    ("10.7", m10_serve._serve_reversed, FAIL, "in order"),
 ]
 
 

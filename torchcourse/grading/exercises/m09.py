@@ -30,10 +30,12 @@ from torchcourse.grading.exercises.m09_numerics import (
     _agree_equal,
     _agree_float32_everywhere,
     _agree_rtol_only,
+    _agree_scaled_by_actual,
     _dropout_aot_eager,
     _dropout_cases,
     _dropout_left_on,
     _dropout_no_fallback,
+    _dropout_outside,
     _dropout_warmed_up_first,
     _same_as_eager,
     agree,
@@ -231,7 +233,13 @@ EXERCISES = [
             "torch.testing.assert_close(actual, expected) uses the dtype's default rtol and atol and raises "
             "AssertionError when they do not agree: turn that into True or False.",
         ],
-        wrong=[_agree_equal, _agree_allclose_defaults, _agree_float32_everywhere, _agree_rtol_only],
+        wrong=[
+            _agree_equal,
+            _agree_allclose_defaults,
+            _agree_float32_everywhere,
+            _agree_rtol_only,
+            _agree_scaled_by_actual,
+        ],
     ),
     Exercise(
         "09.10",
@@ -247,6 +255,6 @@ EXERCISES = [
             "compiled function (the option is read when the graph is compiled), torch.manual_seed(seed) just "
             "before that call.",
         ],
-        wrong=[_dropout_no_fallback, _dropout_aot_eager, _dropout_left_on, _dropout_warmed_up_first],
+        wrong=[_dropout_no_fallback, _dropout_aot_eager, _dropout_left_on, _dropout_warmed_up_first, _dropout_outside],
     ),
 ]

@@ -55,10 +55,30 @@ def _agree_cases():
             (_moved(big, 3.0, where=2), big),  # False: one element three times too far
             (_moved(small, 0.5), small),  # True: within atol near zero
         ]
+    cases += _scaled_by_expected()
     g = generator(999)
     x = torch.randn(3, 4, generator=g).t()  # a transposed (non-contiguous) pair
     cases += [(_last_bits(x), x), (_moved(x, 4.0, where=(1, 2)), x)]
     return cases
+
+
+def _scaled_by_expected():
+    """Two pairs just outside the allowed difference atol + rtol·|expected| and just inside
+    atol + rtol·|actual| (False: assert_close scales rtol by the expected value, not the actual one)."""
+    big = torch.linspace(100, 1000, 6, dtype=torch.float64)
+    just_over = 1 + 5e-8  # beyond the limit by less than rtol·|difference|
+    float64 = (_moved(big, just_over, where=2), big)
+    expected = torch.linspace(0, 1e-6, 8)
+    expected[3] = 0.0
+    actual = expected.clone()
+    actual[3] = torch.nextafter(torch.tensor(1e-5), torch.tensor(1.0))  # the next float32 above atol
+    return [float64, (actual, expected)]
+
+
+def _agree_scaled_by_actual(actual, expected):  # rtol times |actual|, not |expected|
+    rtol, atol = _TOLERANCES[expected.dtype]
+    a, e = actual.double(), expected.double()
+    return bool(((a - e).abs() <= atol + rtol * a.abs()).all())
 
 
 def _agree_bool(args, got):
@@ -148,13 +168,23 @@ class ByInductor(Rule):
                 "torch._inductor.config.fallback_random is True after your function ran (it was False); "
                 "change it only for the compile, e.g. `with torch._inductor.config.patch(fallback_random=True):`"
             )
+        import torch._inductor.compile_fx as inductor_entry
+
         torch.compiler.reset()
         before = _inductor_graphs()
+        given, graphs = inductor_entry.compile_fx, []
+
+        def recording(gm, *args, **kwargs):  # every graph dynamo hands to inductor
+            graphs.append(gm)
+            return given(gm, *args, **kwargs)
+
+        inductor_entry.compile_fx = recording
         try:
             case.fn(*case.fresh())
         except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
             return None
         finally:
+            inductor_entry.compile_fx = given
             compiled = _inductor_graphs() - before
             inductor_config.fallback_random = found
             torch.compiler.reset()
@@ -163,7 +193,22 @@ class ByInductor(Rule):
                 "inductor compiled nothing while your function ran: compile the dropout with torch.compile and its "
                 "default backend (inductor), not eagerly or with another backend"
             )
+        if graphs and not any(_draws_random(gm) for gm in graphs):
+            return (
+                "the graphs inductor compiled draw no random numbers: the dropout ran outside the compiled function; "
+                "compile the function that calls dropout"
+            )
         return None
+
+
+def _draws_random(gm) -> bool:
+    """Whether an FX graph calls a random operation (dropout, bernoulli, rand...)."""
+    for node in gm.graph.nodes:
+        if node.op in ("call_function", "call_method", "call_module"):
+            name = str(getattr(node.target, "__name__", node.target)).lower()
+            if any(word in name for word in ("dropout", "bernoulli", "rand")):
+                return True
+    return False
 
 
 # Each wrong answer compiles its own inner function: dynamo caches graphs per code object, so one
@@ -193,6 +238,12 @@ def _dropout_left_on(x, p, seed):
     torch._inductor.config.fallback_random = True  # and never set back
     torch.manual_seed(seed)
     return torch.compile(drop)(x)
+
+
+def _dropout_outside(x, p, seed):
+    compiled = torch.compile(lambda t: t * 1)  # inductor compiles something, but not the dropout
+    torch.manual_seed(seed)
+    return torch.nn.functional.dropout(compiled(x), p, training=True)
 
 
 def _dropout_warmed_up_first(x, p, seed):

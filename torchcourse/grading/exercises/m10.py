@@ -14,6 +14,19 @@ import torch
 from torchcourse.grading.checks import Exercise
 from torchcourse.grading.exercises._solutions import solution
 from torchcourse.grading.exercises.m10_rules import GraphsCompiled, Measures, _counter, _fresh
+from torchcourse.grading.exercises.m10_serve import (
+    RanCompiled,
+    _batch_sizes,
+    _serve_cases,
+    _serve_concatenated,
+    _serve_default,
+    _serve_dynamic_true,
+    _serve_eager,
+    _serve_eager_small,
+    _serve_mark_dynamic,
+    _serve_reversed,
+    serve,
+)
 from torchcourse.grading.rules import Holds, IsView
 
 _LIMIT_AT_IMPORT = torch._dynamo.config.recompile_limit
@@ -232,56 +245,6 @@ def _graph_kinds_per_size(sizes):
     return out
 
 
-# --- 10.7 ------------------------------------------------------------------------------
-serve = solution("10", "serve")
-
-
-def _serve_probe(x):
-    return (x * 2).sum(dim=1)
-
-
-def _serve_softmax(x):
-    return torch.softmax(x, dim=1) + x.mean(dim=1, keepdim=True)
-
-
-def _serve_cases():
-    from torchcourse.grading.exercises._inputs import randn
-
-    def batches(sizes, features, seed):
-        return [randn(n, features, seed=seed + k) for k, n in enumerate(sizes)]
-
-    return [
-        (_fresh(_serve_probe), batches((5, 1, 0, 7, 1, 3), 4, 1070)),
-        (_fresh(_serve_softmax), batches((2, 9, 0, 1), 3, 1080)),
-        (_fresh(_serve_probe), batches((1, 6, 0), 2, 1090)),  # the first batch holds one row
-    ]
-
-
-def _batch_sizes(args):
-    _, batches = args
-    return "batches of " + ", ".join(str(b.shape[0]) for b in batches) + " rows"
-
-
-def _serve_mark_dynamic(fn, batches):
-    torch._dynamo.mark_dynamic(batches[0], 0)
-    compiled = torch.compile(fn, backend="eager")
-    return [compiled(b) for b in batches]
-
-
-def _serve_dynamic_true(fn, batches):
-    compiled = torch.compile(fn, backend="eager", dynamic=True)
-    return [compiled(b) for b in batches]
-
-
-def _serve_default(fn, batches):
-    compiled = torch.compile(fn, backend="eager")
-    return [compiled(b) for b in batches]
-
-
-def _serve_eager(fn, batches):
-    return [fn(b) for b in batches]
-
-
 EXERCISES = [
     Exercise(
         "10.1",
@@ -373,13 +336,21 @@ EXERCISES = [
         "One graph for every batch, empty and single ones included",
         serve,
         cases=_serve_cases,
-        rules=[GraphsCompiled(1, sizes=_batch_sizes)],
+        rules=[GraphsCompiled(1, sizes=_batch_sizes), RanCompiled()],
         hints=[
             "With dynamic=True or mark_dynamic a dynamic size is a symbol assumed to be at least 2: a batch of "
             "1 or 0 rows still gets a graph of its own. You need a size dynamo knows nothing about.",
             "torch._dynamo.decorators.mark_unbacked(batches[0], 0) before the first call makes dimension 0 an "
             "unbacked size: the graph compiled for the first batch serves every later size, 0 and 1 included.",
         ],
-        wrong=[_serve_mark_dynamic, _serve_dynamic_true, _serve_default, _serve_eager],
+        wrong=[
+            _serve_mark_dynamic,
+            _serve_dynamic_true,
+            _serve_default,
+            _serve_eager,
+            _serve_concatenated,
+            _serve_eager_small,
+            _serve_reversed,
+        ],
     ),
 ]
