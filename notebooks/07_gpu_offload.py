@@ -708,8 +708,9 @@ print("in torch.cuda:       ", {name: hasattr(torch.cuda, name) for name in memo
 
 # %% [markdown]
 # With an accelerator, the next cell allocates 256 MiB, deletes it, empties the cache, and
-# reads the counters after each step; then it measures the peak of one matrix product. Like
-# `synchronize()`, these functions need an accelerator: without one they raise.
+# reads the counters after each step; then it measures the peak of one matrix product. These
+# functions report an accelerator's allocator: without one, torch 2.13 raises (like
+# `synchronize()`) and torch 2.15 returns 0; the cell prints what yours does.
 
 
 # %%
@@ -746,7 +747,8 @@ if device.type != "cpu":
 else:
     print(gpu_skip_message("allocating, deleting and emptying 256 MiB on the device, and its peak counter"))
     try:
-        torch.accelerator.memory_allocated()
+        value = torch.accelerator.memory_allocated()
+        print(f"torch.accelerator.memory_allocated() returned {value}: no accelerator, nothing allocated on one")
     except RuntimeError as exc:
         print(f"torch.accelerator.memory_allocated() raised RuntimeError: {exc}")
 

@@ -600,9 +600,9 @@ for line in dict.fromkeys(line.strip() for line in kernel_code[3].require(r"(sin
 #   the points as `(3, N)`, one contiguous stream per coordinate, made once (a GA keeps its
 #   population in that layout). `ga.fitness2_best(C, out)` and `ga.fitness3_best(C, out)`
 #   write into an output made once, not a fresh array each call, and apply one `where` per
-#   constraint instead of one `where` of their `&`: inductor turns each `&` of two float64
-#   comparisons into mask casts, while a select of one comparison stays a vector blend (the
-#   code is printed below). The formulas are the same `f2` and `f3` and the same constraints
+#   constraint instead of one `where` of their `&`: inductor (torch 2.13; other versions may
+#   generate other code) turns each `&` of two float64 comparisons into mask casts, while a
+#   select of one comparison stays a vector blend (the code is printed below). The formulas are the same `f2` and `f3` and the same constraints
 #   (`ga.constraints2`, `ga.constraints3`, whose `&` is `feasible2`, `feasible3`). The bytes
 #   do not change (24 read and 8 written a point); the loads become vectors.
 # * **Function 1: eight genes a load.** `sum` over int8 widens every gene to a wider integer

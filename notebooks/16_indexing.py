@@ -174,9 +174,9 @@ claim(x[mask].shape == (int(mask.sum()),), "x[mask] is 1-D, one entry per True")
 
 # %% [markdown]
 # On the **left** of `=` the same index writes into `x`'s own storage: `x[mask] = value` is
-# an in-place assignment (PyTorch calls `index_put_`, which, for a boolean mask and one
-# value, hands the work to `masked_fill_`). `masked_fill` does the same out of place, and
-# `masked_fill_` in place.
+# an in-place assignment (torch 2.13 calls `index_put_`, which, for a boolean mask and one
+# value, hands the work to `masked_fill_`; torch 2.15 calls `masked_fill_` directly).
+# `masked_fill` does the same out of place, and `masked_fill_` in place.
 
 # %%
 ptr = x.untyped_storage().data_ptr()
