@@ -90,10 +90,10 @@ check("17.1", io_counts)
 # %% [markdown]
 # ### 17.2 · The batch sizes a program accepts
 #
-# Write `batch_range(program)` that returns `(smallest, largest)`: the batch sizes (dimension
-# 0 of the program's first user input) that the program accepts. For a dimension exported as
-# static, both are the example's size. Read them from the program (its inputs and its
-# `range_constraints`), do not call it.
+# Write `batch_range(program)` that returns `(smallest, largest)`, two Python `int`s: the batch
+# sizes (dimension 0 of the program's first user input) that the program accepts. For a
+# dimension exported as static, both are the example's size. Read them from the program (its
+# inputs and its `range_constraints`, whose bounds are sympy numbers), do not call it.
 
 
 # %%
