@@ -99,7 +99,7 @@ def test_dtensor_script_matches_one_process_results(nproc):
         start, stop = m15.rows_owned(9, nproc, r)
         cols = w_cols[r].shape[1] if r < len(w_cols) else 0
         assert f"local by rows ({stop - start}, 5) | local by columns (9, {cols})" in out, out
-        assert out.count("allclose: True") == 3 and "allclose: True True" in out, out
+        assert out.count("close: True") == 3 and "close: True True" in out, out
         assert "False" not in out, out
         assert "rows @ replicated: (Shard(dim=0),)" in out and "comms {}" in out
         assert "cols @ rows:       (Partial(sum),)" in out

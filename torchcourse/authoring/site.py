@@ -226,7 +226,16 @@ def sphinx_build(src: Path, out: Path, doctrees: Path, env: dict[str, str], *opt
     """``sphinx-build -W`` (a warning fails the build) with ``docs/site/conf.py``."""
     cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-c", str(CONF_DIR), *options]
     cmd += ["-d", str(doctrees), str(src), str(out)]
-    proc = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True)
+    # myst-nb writes the images it takes out of the notebooks into jupyter_execute/ beside the
+    # output folder (the repository's root for site/); Sphinx copies them into _images/, so a
+    # folder that this build created there is removed afterwards
+    scratch = Path(out).resolve().parent / "jupyter_execute"
+    existed = scratch.exists()
+    try:
+        proc = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True)
+    finally:
+        if not existed:
+            shutil.rmtree(scratch, ignore_errors=True)
     if proc.returncode:
         raise RuntimeError(f"sphinx-build failed ({proc.returncode}):\n{proc.stdout[-4000:]}{proc.stderr[-8000:]}")
 
