@@ -37,11 +37,30 @@ class Fact:
 FACTS: list[Fact] = []
 
 
-def fact(lesson: str, slug: str, sentence: str) -> Callable[[Callable[[], None]], Callable[[], None]]:
-    """Register the decorated function as the test of ``sentence`` in lesson ``lesson``."""
+def fact(
+    lesson: str, slug: str, sentence: str, since: tuple[int, int] | None = None
+) -> Callable[[Callable[[], None]], Callable[[], None]]:
+    """Register the decorated function as the test of ``sentence`` in lesson ``lesson``.
+
+    ``since=(2, 13)``: the sentence describes torch's code as of that release (the course's pin),
+    which older releases implement otherwise; on an older torch (``make drift``) the fact is
+    skipped with that reason instead of failing."""
 
     def register(fn: Callable[[], None]) -> Callable[[], None]:
-        FACTS.append(Fact(lesson, slug, sentence, fn))
+        run = fn
+        if since is not None:
+
+            def run() -> None:
+                import pytest
+                import torch
+
+                from torchcourse.preflight import version_tuple
+
+                if version_tuple(torch.__version__)[:2] < since:
+                    pytest.skip(f"describes torch {since[0]}.{since[1]} and later; torch {torch.__version__} differs")
+                fn()
+
+        FACTS.append(Fact(lesson, slug, sentence, run))
         return fn
 
     return register

@@ -29,6 +29,7 @@ def _():
     "05",
     "timer-synchronises-accelerator",
     "Its clock synchronises the GPU for you, through `torch.accelerator.synchronize()`",
+    since=(2, 13),
 )
 def _():
     from torch.utils.benchmark.utils import timer as timer_module

@@ -151,6 +151,7 @@ def _():
     "benchmark-clock-synchronises",
     "calls `torch.accelerator.synchronize()` when an accelerator is present and then reads the ordinary wall clock "
     "(`timeit.default_timer`)",
+    since=(2, 13),
 )
 def _():
     from torch.utils.benchmark.utils import timer as timer_module
@@ -272,8 +273,11 @@ def _():
     _skip_with_accelerator()
     from torchcourse.preflight import version_tuple
 
+    version = version_tuple(torch.__version__)[:2]
+    if version != (2, 13) and version < (2, 15):
+        pytest.skip(f"the sentence names torch 2.13 and 2.15; torch {torch.__version__} returns 0 like 2.15")
     for fn in (torch.accelerator.memory_allocated, torch.accelerator.max_memory_allocated):
-        if version_tuple(torch.__version__) < (2, 15):
+        if version == (2, 13):
             with pytest.raises(RuntimeError, match=_NO_ACCELERATOR):
                 fn()
         else:

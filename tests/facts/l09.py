@@ -163,7 +163,9 @@ def _():
     assert torch._inductor.list_mode_options()["reduce-overhead"] == {"triton.cudagraphs": True}
 
 
-@fact("09", "thread-count-in-generated-code", "Inductor writes the thread count into the C++ it generates")
+@fact(
+    "09", "thread-count-in-generated-code", "Inductor writes the thread count into the C++ it generates", since=(2, 13)
+)
 def _():
     x, y = mc.samples(100_000)
     threads = torch.get_num_threads()

@@ -178,6 +178,7 @@ def _():
     "cond-outside-compile-traces",
     "it traces both branches with Dynamo on its first call (the same rules apply, the same errors come, see "
     "*Common mistakes*) and then runs the traced code, through Dynamo's guards, on every call.",
+    since=(2, 13),
 )
 def _():
     from torch._dynamo.utils import counters
@@ -297,6 +298,7 @@ def _():
     "float32-sum-guard-4096",
     "inductor adds up more than 4096 float32 numbers in chunks of 4096 (a cascade sum, for accuracy), and `mean` "
     "is such a sum, so the code it generates guards on `n <= 4096`",
+    since=(2, 13),
 )
 def _():
     from torch._inductor.codegen import cpp
