@@ -44,6 +44,16 @@ def recorded_calls(fn: Callable[..., Any], args: tuple) -> list[str]:
     return rec.calls
 
 
+def aten_ops(fn: Callable[..., Any], args: tuple) -> int:
+    """How many aten operations ``fn(*args)`` dispatches through Python (a TorchDispatchMode): a
+    program run by Python dispatches each of its operations; compiled code that runs outside
+    Python (an AOTInductor package) and reading a program's metadata dispatch none."""
+    calls: list[str] = []
+    with _AtenRecorder(calls):
+        fn(*args)
+    return len(calls)
+
+
 def _spelled(names: Iterable[str]) -> str:
     shown = sorted(n for n in names if not n.startswith("aten::"))[:6]
     return ", ".join(shown) + (", ..." if len(shown) == 6 else "")

@@ -9,6 +9,7 @@ from pathlib import Path
 import torch
 from torch.export import Dim, export
 
+from torchcourse.grading.calls import aten_ops
 from torchcourse.grading.exercises.m17_cases import Scorer, _x
 
 
@@ -93,20 +94,7 @@ def _python_ops(run, x) -> int:
     """The aten operations dispatched while ``run(x)`` runs: a program run by Python (its module, an
     interpreter) dispatches each one; a package loaded with aoti_load_package runs compiled code and
     dispatches none."""
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    class Seen(TorchDispatchMode):
-        def __init__(self):
-            super().__init__()
-            self.ops = 0
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            self.ops += 1
-            return func(*args, **(kwargs or {}))
-
-    with Seen() as seen:
-        run(x)
-    return seen.ops
+    return aten_ops(run, (x,))
 
 
 def deploy_module_only(program, directory):
