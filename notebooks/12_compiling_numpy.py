@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-26.*
 
 # %% [markdown]
 # # 12 · Compiling NumPy code
@@ -1147,7 +1147,7 @@ print(f"K-Means, {next(iter(km_rows.values()))['size']}")
 for r in km_rows.values():
     print(
         f"  {r['tool']:6s} {r['variant']:38s} {format_seconds(r['min_s']):>9s} {r['x_numpy']:6.0f}x NumPy "
-        f"{r['pct_of_limit']:5.0f}% of copy  labels {r['check']}"
+        f"{r['pct_of_limit']:5.0f}% of copy {r['cores_used']:4.2f} cores busy  labels {r['check']}"
     )
 
 # %%
@@ -1170,22 +1170,37 @@ claim(
 )
 
 # %% [markdown]
-# (Where a share of the copy limit is above 100%, the limit kernels, timed in the same rounds
-# on a busy machine, did not reach the machine's ceiling in their best round: read the shares
-# as rough.) Each result has a cause you have met in this module.
+# Every tool ran on one CPU (the process was pinned to it: XLA does not hold to a thread count
+# in its flags; the *cores busy* column, CPU time over wall time, shows one core each), and
+# before every timed call the caches were emptied of the points, so every call read them from
+# memory; module 13 says how. Each result has a cause you have met in this module.
 #
 # * **The algorithm moved every tool.** Linear scores instead of square roots, int8 labels
 #   and columns made the step faster under each compiler (the gains above): they decide how
 #   many bytes move and what the loop computes, whichever compiler writes the loop.
-# * **Numba compiles the loop you write, and here it stays scalar.** LLVM vectorises the
-#   innermost loop only: in Numba's K-Means the innermost loop runs over the means and carries
-#   the best score from one mean to the next, so the loop over the points stays scalar. That
-#   holds for both Numba variants. The course's rewrite writes its loop over the means in
-#   Python, and Dynamo unrolls Python loops (above), so the compiled loop is over the points
-#   alone, and from columns it loads two vectors of them.
+# * **Numba compiles the loop you write, and here it stays scalar.** LLVM's loop vectoriser
+#   works on innermost loops: in both Numba K-Means kernels the innermost loop runs over the
+#   means (or the two coordinates) and carries the best score from one mean to the next, so
+#   the loop over the points is not made into vector code. The run counted the vector
+#   instructions in each kernel's optimised LLVM IR:
+
+# %%
+for k in ("kmeans_loop", "kmeans_cols"):
+    print(f"Numba {k}: {peer_run['numba_ir'][k]['vector_ops']} vector instructions")
+claim(
+    all(peer_run["numba_ir"][k]["vector_ops"] == 0 for k in ("kmeans_loop", "kmeans_cols")),
+    "in the recorded run, neither Numba K-Means kernel has a vector instruction",
+)
+
+# %% [markdown]
+# The course's rewrite writes its loop over the means in Python, and Dynamo unrolls Python
+# loops (above), so the compiled loop is over the points alone, and from columns it loads
+# vectors of them.
 # * **XLA fuses array code**, as inductor does: `jax.jit` of `assign_numpy` through
 #   `jax.numpy` drops NumPy's temporaries without a rewrite. How fast its loop runs is a
-#   property of the code XLA emits, measured here beside the others, not predicted.
+#   property of the code XLA emits for your CPU, measured here beside the others, not
+#   predicted: with the same rewrite, which compiler's loop is fastest changes from one CPU to
+#   another (module 13 sets this run beside an earlier one on another CPU).
 # * **`torch.compile` keeps your NumPy code**, runs it on a GPU by a device switch (tensors
 #   in, tensors out, above), and is the only one of the three that took `assign_numpy`
 #   unchanged. Module 13 sets the three tools side by side on its fitness functions, with

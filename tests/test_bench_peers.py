@@ -4,6 +4,7 @@ agrees with NumPy. The course's rewrites of lesson 13's fitness functions agree 
 
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
@@ -60,7 +61,13 @@ def test_without_the_peers_the_course_rows_run_and_the_how_to_line_is_printed(mo
         return [(group, size, lambda: [v for v in build() if v.how != "as written"])]
 
     monkeypatch.setattr(sidebyside, "workloads", fitness2)
+    before = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
     report = sidebyside.run(quick=True, out=tmp_path, threads=1, rounds=1)
+    if before is not None:  # pinned to one CPU while it ran, every thread given back its CPUs after
+        assert report["pinned_cpus"] == sorted(before)[:1]
+        assert all(os.sched_getaffinity(int(t)) == before for t in os.listdir("/proc/self/task"))
+    assert all(0 < r["cores_used"] < 1.2 for r in report["rows"])
+    assert report["flushed_MB"] >= 2 * report["llc_MB"] * 2**20 / 1e6 * 0.99
     assert sidebyside.ABSENT in capsys.readouterr().out
     assert "make bench-peers" in sidebyside.ABSENT
     assert not report["peers"] and "first_call" not in report and "installed_MB" not in report
@@ -112,3 +119,36 @@ def test_every_peer_variant_agrees_with_numpy():
             jx[f"fitness{k}_cols"](Ck),
         ):
             assert sidebyside.check(f"ga fitness {k}", got, want)[0]
+
+
+def test_the_limit_kernels_move_the_workloads_own_bytes():
+    kernels, nbytes = sidebyside.limits_for(96_000_000, 32_000_000)
+    assert nbytes == {"read": 96_000_000, "write": 32_000_000, "copy": 128_000_000}
+    assert set(kernels) == {"read", "write", "copy"}
+    kernels["copy"]()  # runs
+
+
+def test_the_largest_cache_is_read_from_the_os():
+    from torchcourse.bench.machine import last_level_cache_bytes
+
+    size = last_level_cache_bytes(default=-1)
+    if os.path.isdir("/sys/devices/system/cpu/cpu0/cache"):
+        assert size >= 2**20  # every CPU torch runs on has a cache of at least 1 MiB
+    else:
+        assert size == -1
+
+
+@needs_peers
+def test_the_ir_census_tells_vector_loops_from_scalar_ones():
+    from torchcourse.bench import peers
+
+    peers.configure(1)
+    nb = peers.numba_kernels()
+    pop = ga.gene_population(64, seed=3).numpy()
+    X64, M64 = kmeans.make_blobs(1_000, seed=1)
+    nb["sum_loop"](pop)
+    nb["kmeans_loop"](X64, M64)
+    found = peers.census(nb)
+    assert set(found) == {"sum_loop", "kmeans_loop", "USING_SVML"}  # only what was called
+    assert found["sum_loop"]["vector_ops"] > 0 and found["sum_loop"]["widest"] >= 2
+    assert found["kmeans_loop"]["vector_ops"] == 0  # the loop over the means carries the best: scalar

@@ -68,6 +68,9 @@ def child(tool: str, threads: int, cache_dir: str) -> dict[str, Any]:
     t = time.perf_counter()
     import torch  # already loaded with torchcourse: its import is in process_s, timed by the parent
 
+    from torchcourse.bench.machine import pin_threads
+
+    pin_threads(threads)
     torch.set_num_threads(threads)
     if tool != "torch":
         from torchcourse.bench import peers

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 
 import numpy as np
 from numba import prange
@@ -217,6 +218,32 @@ def jax_kernels() -> dict[str, object]:
 def ready(x):
     """Wait for a JAX result (its dispatch is asynchronous) and return it."""
     return x.block_until_ready() if hasattr(x, "block_until_ready") else x
+
+
+_VECTOR_OP = re.compile(r"= (?:fadd|fsub|fmul|fcmp \w+|add|sub|mul|icmp \w+|select|sext|zext)\b[^=]*?<(\d+) x ")
+_TRIG = re.compile(r"@llvm\.(sin|cos)\.(v\d+)?f64")
+
+
+def ir_census(dispatcher) -> dict[str, object]:
+    """What LLVM made of a compiled Numba kernel, read from its optimised IR (``inspect_llvm``,
+    every signature it was called with): how many arithmetic, compare and select instructions
+    work on vectors (``<4 x double>``...) and the widest vector; and which ``sin``/``cos``
+    intrinsics it calls, scalar (``llvm.sin.f64``) or on vectors (``llvm.sin.v4f64``, which the
+    backend turns into one call of the scalar C library function per lane unless Numba found a
+    vector maths library: ``numba.config.USING_SVML``)."""
+    ir = "\n".join(dispatcher.inspect_llvm().values())
+    widths = [int(w) for w in _VECTOR_OP.findall(ir)]
+    trig = sorted({f"{name}.{width or 'scalar'}" for name, width in _TRIG.findall(ir)})
+    return {"vector_ops": len(widths), "widest": max(widths, default=1), "sin_cos": trig}
+
+
+def census(kernels: dict[str, object]) -> dict[str, object]:
+    """:func:`ir_census` of every kernel that has been called, and whether Numba uses SVML."""
+    import numba
+
+    found: dict[str, object] = {k: ir_census(d) for k, d in kernels.items() if getattr(d, "signatures", None)}
+    found["USING_SVML"] = bool(getattr(numba.config, "USING_SVML", False))
+    return found
 
 
 def versions() -> dict[str, str]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import math
+import os
 import platform
 import statistics
 import time
@@ -31,7 +31,14 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from torchcourse.bench.machine import machine
+from torchcourse.bench.machine import (
+    last_level_cache_bytes,
+    limits_for,
+    machine,
+    pin_threads,
+    set_affinity,
+    trig_rate,
+)
 from torchcourse.bench.workloads import ga, kmeans
 from torchcourse.timing import Limits, format_seconds
 
@@ -39,6 +46,9 @@ ABSENT = (
     "bench: the Numba and JAX rows are left out (numba and jax are not installed in this environment); "
     "`make bench-peers` installs them into .peers/venv, apart from .venv, and runs them beside the course's variants"
 )
+
+
+NUMBA_KERNELS: dict[str, Any] = {}  # the run's Numba dispatchers, for peers.census
 
 
 def available() -> bool:
@@ -90,6 +100,7 @@ def workloads(quick: bool, peers: bool) -> list[tuple[str, str, Callable[[], lis
         from torchcourse.bench import peers as p
 
         nb, jx = p.numba_kernels(), p.jax_kernels()
+        NUMBA_KERNELS.update(nb)
         import jax
 
     def km() -> list[Variant]:
@@ -191,27 +202,22 @@ def workloads(quick: bool, peers: bool) -> list[tuple[str, str, Callable[[], lis
     ]
 
 
-def trig_rate(threads: int, n: int = 16_384, repeat: int = 200) -> float:
-    """Points a second at which a compiled torch loop evaluates ``sin x`` and ``cos y`` on float64
-    columns small enough to stay in the L2 cache: fitness 3's compute limit (its two
-    transcendental calls a point; ``cos y`` serves both the cost and a constraint)."""
-    x, y = torch.rand(n, dtype=torch.float64) * 4 - 1, torch.rand(n, dtype=torch.float64) * 4 - 1
-    o = torch.empty(n, dtype=torch.float64)
-    k = torch.compile(lambda x, y, o: o.copy_(torch.sin(x) + torch.cos(y)))
-    k(x, y, o)
-    best = math.inf
-    for _ in range(7):
-        t = time.perf_counter()
-        for _ in range(repeat):
-            k(x, y, o)
-        best = min(best, (time.perf_counter() - t) / repeat)
-    return n / best
-
-
 def run(
     quick: bool, out: Path | None, threads: int | None = None, rounds: int | None = None, first_call: bool = True
 ) -> dict[str, Any]:
     threads = threads or torch.get_num_threads()
+    before = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    cpus = pin_threads(threads)
+    try:
+        return _run(quick, out, threads, rounds, first_call, cpus)
+    finally:
+        if before is not None and cpus is not None:
+            set_affinity(before)  # every thread, those the run started included
+
+
+def _run(
+    quick: bool, out: Path | None, threads: int, rounds: int | None, first_call: bool, cpus: list[int] | None
+) -> dict[str, Any]:
     torch.set_num_threads(threads)
     peers = available()
     tools: dict[str, str] = {"torch": f"{torch.__version__}, {threads} thread(s)", "numpy": np.__version__}
@@ -222,13 +228,17 @@ def run(
     else:
         print(ABSENT, flush=True)
     rounds = rounds or (3 if quick else 9)
-    # The limits are kernels too (a sum, a fill, a copy: timing.read_bandwidth and its siblings);
-    # they take their turns in every round beside the variants, so they see the same load.
-    nbytes = 64 * 2**20 if quick else 256 * 2**20
-    src, dst = torch.ones(nbytes // 4), torch.zeros(nbytes // 4)
-    limit_kernels = {"read": src.sum, "write": lambda: dst.fill_(1.0), "copy": lambda: dst.copy_(src)}
-    limit_bytes = {"read": nbytes, "write": nbytes, "copy": 2 * nbytes}
     trig = trig_rate(threads)
+    # Every timed call starts with the caches emptied of its data: first a buffer twice the size
+    # of the largest cache is written (not timed). Without it, whether a call's input is still in
+    # the cache depends on which variant ran before it and on the CPU's cache size (300 MiB on
+    # one of the course's machines, where a 96 MB input then runs from the cache).
+    llc = last_level_cache_bytes()
+    flush_buffer = torch.empty(max(2 * llc, 64 * 2**20) // 4)
+
+    def flush() -> None:
+        flush_buffer.fill_(0.0)
+
     rows: list[dict[str, Any]] = []
     limits_per_group: dict[str, dict[str, float]] = {}
     for group, size, build in workloads(quick, peers):
@@ -242,14 +252,19 @@ def run(
         checks = [check(group, r, want) for r in results]
         written = [_np(r).nbytes for r in results]
         del results
+        limit_kernels, limit_bytes = limits_for(variants[0].bytes_read, written[0])
         timed = {v.name: v.run for v in variants} | {f"limit: {k}": f for k, f in limit_kernels.items()}
         times: dict[str, list[float]] = {k: [] for k in timed}
+        cpu = dict.fromkeys(timed, 0.0)
         for _ in range(rounds):
             for k, f in timed.items():
-                t = time.perf_counter()
+                flush()
+                c, t = time.process_time(), time.perf_counter()
                 f()
                 times[k].append(time.perf_counter() - t)
+                cpu[k] += time.process_time() - c
         g_lim = {f"{k}_GBps": limit_bytes[k] / min(times[f"limit: {k}"]) / 1e9 for k in limit_kernels}
+        g_lim["footprint_MB"] = (variants[0].bytes_read + written[0]) / 1e6
         g_lim["trig_points_per_s"] = trig = max(trig, trig_rate(threads)) if group == "ga fitness 3" else trig
         limits_per_group[group] = g_lim
         base = min(times[variants[0].name])
@@ -269,6 +284,7 @@ def run(
                 "bytes_written": w,
                 "correct": ok,
                 "check": how,
+                "cores_used": cpu[v.name] / sum(times[v.name]),
             }
             r["points"] = len(want)
             held_against(r, g_lim)
@@ -284,6 +300,9 @@ def run(
     report: dict[str, Any] = {
         "quick": quick,
         "threads": threads,
+        "pinned_cpus": cpus,
+        "flushed_MB": flush_buffer.numel() * 4 / 1e6,
+        "llc_MB": llc / 2**20,
         "rounds": rounds,
         "machine": machine(),
         "tools": tools,
@@ -294,6 +313,7 @@ def run(
     }
     if peers:
         report["versions"] = p.versions()
+        report["numba_ir"] = p.census(NUMBA_KERNELS)
         report["installed_MB"] = p.installed_mb()
         if first_call:
             from torchcourse.bench import firstcall
@@ -318,11 +338,10 @@ def held_against(r: dict[str, Any], lim: dict[str, float]) -> None:
 
 
 def finish(report: dict[str, Any]) -> None:
-    """Hold every row against the best limits of the whole run (the limit kernels are timed in
-    every group's rounds; under load their best is the nearest to the machine's), and name the
-    winners."""
+    """Hold every row against its workload's limits (measured in the same rounds, on buffers of
+    the workload's footprint), and name the winners."""
     for r in report["rows"]:
-        held_against(r, report["limits"])
+        held_against(r, report["limits_per_group"][r["group"]])
     report["winners"] = winners(report["rows"])
 
 

@@ -10,17 +10,39 @@ from torchcourse.timing import format_seconds
 COLOURS = {"NumPy": "0.6", "torch": "C1", "Numba": "C0", "JAX": "C2"}
 
 
+def _pinned(report: dict[str, Any]) -> str:
+    cpus = report.get("pinned_cpus")
+    if not cpus:
+        return "Not pinned to CPUs (no sched_setaffinity here): the cores-busy column shows what each tool used."
+    return (
+        f"The process was pinned to CPU(s) {', '.join(map(str, cpus))} (CPU affinity; XLA ignores its thread "
+        "flags); cores busy = CPU time over wall time in the timed rounds."
+    )
+
+
 def markdown(report: dict[str, Any]) -> str:
     m, lim = report["machine"], report["limits"]
     lines = [
         f"# The course's variants beside Numba and JAX ({'quick sizes' if report['quick'] else 'full sizes'})",
         "",
         f"Machine: {m['cpu']}, {m['cores']} cores; every tool on {report['threads']} thread(s); "
-        f"{report['rounds']} interleaved rounds, minimum and median.",
+        f"{report['rounds']} interleaved rounds, minimum and median"
+        + (
+            f"; before every timed call {report['flushed_MB']:.0f} MB were written (not timed), twice the largest "
+            f"cache ({report['llc_MB']:.0f} MiB), so every call reads its data from memory."
+            if "flushed_MB" in report
+            else "."
+        ),
         "Tools: " + "; ".join(f"{k} {v}" for k, v in report["tools"].items()) + ".",
-        f"Limits measured in the same run, {report['threads']} thread(s): read {lim['read_GBps']:.1f} GB/s, "
-        f"write {lim['write_GBps']:.1f} GB/s, copy {lim['copy_GBps']:.1f} GB/s (read + write); "
-        f"sin + cos of float64 (compiled, in cache) {lim['trig_points_per_s'] / 1e6:.0f} M points/s.",
+        _pinned(report),
+        f"Limits measured in the same rounds as each workload, {report['threads']} thread(s), on buffers of "
+        "the workload's footprint (so from the same level of the memory hierarchy): "
+        + "; ".join(
+            f"{g} ({g_lim['footprint_MB']:.0f} MB) read {g_lim['read_GBps']:.1f}, write {g_lim['write_GBps']:.1f}, "
+            f"copy {g_lim['copy_GBps']:.1f} GB/s"
+            for g, g_lim in report["limits_per_group"].items()
+        )
+        + f"; sin + cos of float64 (compiled, in cache) {lim['trig_points_per_s'] / 1e6:.0f} M points/s.",
     ]
     if "installed_MB" in report:
         lines.append(
@@ -36,15 +58,16 @@ def markdown(report: dict[str, Any]) -> str:
     lines += [
         "",
         "| workload | tool | variant | how | min | median | x NumPy | MB read / written | % of the matching limit | "
-        "first call | same as NumPy |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "cores busy | first call | same as NumPy |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in report["rows"]:
         lines.append(
             f"| {r['group']} | {r['tool']} | {r['variant']} | {r['how']} | {format_seconds(r['min_s'])} | "
             f"{format_seconds(r['median_s'])} | {r['x_numpy']:.1f} | "
             f"{r['bytes_read'] / 1e6:,.0f} / {r['bytes_written'] / 1e6:,.0f} | "
-            f"{r['pct_of_limit']:.0f}% of {r['limit']} | {format_seconds(r['first_call_s'])} | "
+            f"{r['pct_of_limit']:.0f}% of {r['limit']} | {r.get('cores_used', float('nan')):.2f} | "
+            f"{format_seconds(r['first_call_s'])} | "
             f"{'yes' if r['correct'] else '**NO**'}: {r['check']} |"
         )
     lines += ["", "## Fastest of the course's variants against the fastest peer", ""]
@@ -58,6 +81,21 @@ def markdown(report: dict[str, Any]) -> str:
         lines.append(
             f"| {g} | {w['course']} ({format_seconds(w['course_s'])}) | {peer} | {ahead} | {w['pct_of_limit']:.0f}% |"
         )
+    if "numba_ir" in report:
+        ir = dict(report["numba_ir"])
+        svml = ir.pop("USING_SVML")
+        lines += ["", "## What LLVM made of each Numba kernel (its optimised IR)", ""]
+        lines += [
+            f"Vector instructions: arithmetic, compares and selects on vectors; sin and cos: the intrinsics "
+            f"called, on scalars or on vectors of n lanes (vn). Numba found a vector maths library (SVML): "
+            f"{'yes' if svml else 'no'}, so each vector sin or cos becomes "
+            + ("one vector call." if svml else "one scalar C-library call per lane."),
+            "",
+            "| kernel | vector instructions | widest vector | sin and cos |",
+            "|---|---|---|---|",
+        ]
+        for k, c in ir.items():
+            lines.append(f"| {k} | {c['vector_ops']} | {c['widest']} | {', '.join(c['sin_cos']) or '-'} |")
     for label, mins in report.get("other_runs", {}).items():
         lines += ["", f"## The same rows in another run: {label}", ""]
         lines += ["| workload | variant | this run | that run |", "|---|---|---|---|"]
