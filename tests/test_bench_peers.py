@@ -152,3 +152,41 @@ def test_the_ir_census_tells_vector_loops_from_scalar_ones():
     assert set(found) == {"sum_loop", "kmeans_loop", "USING_SVML"}  # only what was called
     assert found["sum_loop"]["vector_ops"] > 0 and found["sum_loop"]["widest"] >= 2
     assert found["kmeans_loop"]["vector_ops"] == 0  # the loop over the means carries the best: scalar
+
+
+def test_a_probe_is_never_the_courses_answer():
+    rows = [
+        {"group": "g", "tool": "torch", "how": "probe", "variant": "probe", "min_s": 1.0, "pct_of_limit": 99.0},
+        {
+            "group": "g",
+            "tool": "torch",
+            "how": "course's rewrite",
+            "variant": "best",
+            "min_s": 3.0,
+            "pct_of_limit": 70.0,
+        },
+        {"group": "g", "tool": "JAX", "how": "course's rewrite", "variant": "jax", "min_s": 2.0, "pct_of_limit": 90.0},
+    ]
+    w = sidebyside.winners(rows)["g"]
+    assert (w["course"], w["ahead"]) == ("best", False)
+
+
+def test_the_first_call_children_get_their_own_numba_cache(monkeypatch):
+    # Numba reads NUMBA_CACHE_DIR when imported: the child must have it in its environment,
+    # or its cache=True files land beside peers.py and the next "cold" run finds them.
+    from torchcourse.bench import firstcall
+
+    seen = []
+
+    class Done:
+        returncode, stderr, stdout = 0, "", '{"import_s": 0.0}'
+
+    def fake_run(cmd, env, **kw):
+        seen.append(env)
+        return Done()
+
+    monkeypatch.setattr(firstcall.subprocess, "run", fake_run)
+    firstcall.measure_all(1)
+    assert len(seen) == 6
+    for env in seen:
+        assert os.path.dirname(env["NUMBA_CACHE_DIR"]) == os.path.dirname(env["TORCHINDUCTOR_CACHE_DIR"])

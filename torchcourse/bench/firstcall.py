@@ -101,7 +101,13 @@ def measure_all(threads: int) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for tool in ("torch", "Numba", "JAX"):
         with tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(cache, "inductor"))
+            # Numba reads NUMBA_CACHE_DIR when it is imported: set here, before the child starts.
+            # (Set later, its cache files went beside peers.py and a "cold" run found them.)
+            env = dict(
+                os.environ,
+                TORCHINDUCTOR_CACHE_DIR=os.path.join(cache, "inductor"),
+                NUMBA_CACHE_DIR=os.path.join(cache, "numba"),
+            )
             found[tool] = {}
             for state in ("cold", "warm"):
                 start = time.perf_counter()

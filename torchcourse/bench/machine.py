@@ -14,6 +14,7 @@ from typing import Any, Callable
 import torch
 
 from torchcourse.device import describe_device
+from torchcourse.timing import Limits
 
 
 def machine() -> dict[str, Any]:
@@ -112,3 +113,15 @@ def trig_rate(threads: int, n: int = 16_384, repeat: int = 200) -> float:
             k(x, y, o)
         best = min(best, (time.perf_counter() - t) / repeat)
     return n / best
+
+
+def held_against(r: dict[str, Any], lim: dict[str, float]) -> None:
+    """Set the row's limit and % of it: the least time its traffic takes at the matching measured
+    bandwidth, or for fitness 3, where longer, at the measured sin + cos rate; over its time."""
+    mem = Limits(lim["read_GBps"], lim["write_GBps"], lim["copy_GBps"])
+    limit, gbps = mem.for_traffic(r["bytes_read"], r["bytes_written"])
+    nbytes = r["bytes_read"] + r["bytes_written"]
+    bound, r["limit"] = nbytes / (gbps * 1e9), limit
+    if r["group"] == "ga fitness 3" and r["points"] / lim["trig_points_per_s"] > bound:
+        bound, r["limit"] = r["points"] / lim["trig_points_per_s"], "compute (sin, cos)"
+    r["GBps"], r["pct_of_limit"] = nbytes / r["min_s"] / 1e9, 100 * bound / r["min_s"]

@@ -41,6 +41,8 @@ def configure(threads: int, cache_dir: str | None = None) -> dict[str, str]:
     import numba
 
     numba.set_num_threads(threads)
+    if cache_dir:  # numba read NUMBA_CACHE_DIR when this module imported it: tell its config too
+        numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
     jax.config.update("jax_enable_x64", True)  # float64 points stay float64, as in NumPy
     if cache_dir:
         jax.config.update("jax_compilation_cache_dir", os.path.join(cache_dir, "jax"))

@@ -32,6 +32,7 @@ import numpy as np
 import torch
 
 from torchcourse.bench.machine import (
+    held_against,
     last_level_cache_bytes,
     limits_for,
     machine,
@@ -39,8 +40,9 @@ from torchcourse.bench.machine import (
     set_affinity,
     trig_rate,
 )
+from torchcourse.bench.probes import PROBE_F2, PROBE_KM, f2_probe, km_probe, run_probe
 from torchcourse.bench.workloads import ga, kmeans
-from torchcourse.timing import Limits, format_seconds
+from torchcourse.timing import format_seconds
 
 ABSENT = (
     "bench: the Numba and JAX rows are left out (numba and jax are not installed in this environment); "
@@ -60,7 +62,7 @@ def available() -> bool:
 class Variant:
     name: str
     tool: str  # "NumPy", "torch", "Numba", "JAX"
-    how: str  # "baseline", "as written", "course's rewrite"
+    how: str  # "baseline", "as written", "course's rewrite", "probe" (not an answer: a measurement of a cause)
     run: Callable[[], Any]
     bytes_read: int
 
@@ -109,7 +111,7 @@ def workloads(quick: bool, peers: bool) -> list[tuple[str, str, Callable[[], lis
         del X64
         T, TM = torch.from_numpy(X), torch.from_numpy(M)
         C = kmeans.to_columns(T)
-        out = torch.empty(n_km, dtype=torch.int8)
+        out, out_probe = torch.empty(n_km, dtype=torch.int8), torch.empty(n_km, dtype=torch.int8)
         c_np, rd = kmeans.compiled_numpy(), X.nbytes
         vs = [
             Variant("NumPy float32", "NumPy", "baseline", lambda: kmeans.assign_numpy(X, M), rd),
@@ -121,6 +123,7 @@ def workloads(quick: bool, peers: bool) -> list[tuple[str, str, Callable[[], lis
                 lambda: kmeans.assign_best(C, TM, out),
                 rd,
             ),
+            Variant(PROBE_KM, "torch", "probe", lambda: run_probe(km_probe, C, out_probe), rd),
         ]
         if peers:
             W, c = (a.numpy() for a in kmeans.linear_scores(TM))
@@ -179,6 +182,9 @@ def workloads(quick: bool, peers: bool) -> list[tuple[str, str, Callable[[], lis
                     f"course's best (fitness{k}_best, columns)", "torch", "course's rewrite", lambda: best(C, out), rd
                 ),
             ]
+            if k == 2:
+                out_probe = torch.empty_like(out)  # its own: `out` holds the rewrite's answer until it is checked
+                vs.append(Variant(PROBE_F2, "torch", "probe", lambda: run_probe(f2_probe, C, out_probe), rd))
             if peers:
                 Cn, o = C.numpy(), np.empty(n_pts)
                 jP, jC = jax.device_put(P), jax.device_put(Cn)
@@ -249,7 +255,10 @@ def _run(
             results.append(v.run())
             first.append(time.perf_counter() - t)
         want = _np(results[0])
-        checks = [check(group, r, want) for r in results]
+        checks = [
+            (True, "a probe: not compared") if v.how == "probe" else check(group, r, want)
+            for v, r in zip(variants, results)
+        ]
         written = [_np(r).nbytes for r in results]
         del results
         limit_kernels, limit_bytes = limits_for(variants[0].bytes_read, written[0])
@@ -325,18 +334,6 @@ def _run(
     return report
 
 
-def held_against(r: dict[str, Any], lim: dict[str, float]) -> None:
-    """Set the row's limit and % of it: the least time its traffic takes at the matching measured
-    bandwidth, or for fitness 3, where longer, at the measured sin + cos rate; over its time."""
-    mem = Limits(lim["read_GBps"], lim["write_GBps"], lim["copy_GBps"])
-    limit, gbps = mem.for_traffic(r["bytes_read"], r["bytes_written"])
-    nbytes = r["bytes_read"] + r["bytes_written"]
-    bound, r["limit"] = nbytes / (gbps * 1e9), limit
-    if r["group"] == "ga fitness 3" and r["points"] / lim["trig_points_per_s"] > bound:
-        bound, r["limit"] = r["points"] / lim["trig_points_per_s"], "compute (sin, cos)"
-    r["GBps"], r["pct_of_limit"] = nbytes / r["min_s"] / 1e9, 100 * bound / r["min_s"]
-
-
 def finish(report: dict[str, Any]) -> None:
     """Hold every row against its workload's limits (measured in the same rounds, on buffers of
     the workload's footprint), and name the winners."""
@@ -350,7 +347,7 @@ def winners(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     course's is ahead and at >= 60% of its limit."""
     found: dict[str, dict[str, Any]] = {}
     for g in dict.fromkeys(r["group"] for r in rows):
-        mine = [r for r in rows if r["group"] == g and r["tool"] == "torch"]
+        mine = [r for r in rows if r["group"] == g and r["tool"] == "torch" and r["how"] != "probe"]
         peer = [r for r in rows if r["group"] == g and r["tool"] in ("Numba", "JAX")]
         best = min(mine, key=lambda r: r["min_s"])
         w = {"course": best["variant"], "course_s": best["min_s"], "pct_of_limit": best["pct_of_limit"]}

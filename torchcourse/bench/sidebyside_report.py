@@ -144,7 +144,7 @@ def chart(report: dict[str, Any], path: Path) -> None:
     groups = list(dict.fromkeys(r["group"] for r in report["rows"]))
     fig, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups), 4.2), squeeze=False)
     for ax, g in zip(axes[0], groups):
-        rows = [r for r in report["rows"] if r["group"] == g]
+        rows = [r for r in report["rows"] if r["group"] == g and r["how"] != "probe"]
         ax.barh([r["variant"] for r in rows], [r["x_numpy"] for r in rows], color=[COLOURS[r["tool"]] for r in rows])
         ax.set_xscale("log")
         ax.invert_yaxis()
