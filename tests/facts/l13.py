@@ -282,23 +282,6 @@ def _():
 
 @fact(
     "13",
-    "word-sum-partial-vector",
-    "a chromosome is 125 int64 words, an odd count, so inductor's loop ends every row of `ga.sum_best` with a "
-    "partial vector",
-)
-def _():
-    _needs_vector_code()
-    from torchcourse.bench.workloads import ga
-
-    pop = ga.gene_population(64)
-    assert pop.view(torch.int64).shape[1] == 125
-    torch._dynamo.reset()
-    _, (code, *_) = run_and_get_code(torch.compile(ga._sum_words), pop, torch.empty(64, dtype=torch.int32))
-    assert "sum_masked_reduce" in code
-
-
-@fact(
-    "13",
     "wrap-numpy-passes-gradients",
     "a function wrapped with `torch.compiler.wrap_numpy` and compiled passes gradients through its NumPy code",
 )
@@ -323,7 +306,7 @@ def _():
 @fact(
     "13",
     "numba-sum-loop-vectorised",
-    "Function 1's loop over a chromosome's genes is such a loop",
+    "The gene sums and function 2 became vector code",
 )
 def _():
     pytest.importorskip("numba")
@@ -335,6 +318,9 @@ def _():
     f(np.ones((4, 64), np.int8))
     ir = "\n".join(f.inspect_llvm().values())
     assert re.search(r"<\d+ x i8>", ir) and re.search(r"<\d+ x i64>", ir)  # bytes loaded and widened as vectors
+    f2 = numba.njit(peers._fitness2_cols)
+    f2(np.ones((3, 64)), np.empty(64))
+    assert re.search(r"<\d+ x double>", "\n".join(f2.inspect_llvm().values()))
 
 
 def _in_fresh_python(script: str, cache: str) -> None:
