@@ -1261,6 +1261,10 @@ claim(ours["min_s"] > 1.2 * probe["min_s"], "the course's rewrite took over 20% 
 #   temporaries move a kernel toward the line. A layout the loop reads contiguously saves work
 #   per point; whether that work costs time is your CPU's answer, and a sweep over sizes that
 #   crosses your cache size tells memory from cache.
+# * A probe, the kernel's loads and stores without its arithmetic compiled the same way, tells
+#   the time of the memory traffic from the time of the arithmetic; beside Numba and JAX it
+#   showed inductor moving the K-Means bytes as fast as XLA, and losing the time in arithmetic
+#   its loop did not hide (on the recorded CPU).
 # * A reused output buffer saves an allocation per call: usually next to nothing below the C
 #   library's threshold for fresh memory (glibc: up to 32 MiB), a page fault per 4 KiB page
 #   on every call above it.

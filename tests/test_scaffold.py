@@ -273,12 +273,12 @@ def test_a_module_added_by_following_contributing_passes_the_tests(tmp_path: Pat
         env,
     )
     pytest_cmd = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x"]
-    sh(
-        [*pytest_cmd, "tests/test_consistency.py", "tests/test_checks.py", "tests/test_one_source.py"],
-        course,
-        env,
-        timeout=900,
-    )
+    # test_checks.py for module 18's exercises only: the other modules' run in the suite itself
+    # (the whole file again here took about three minutes of make test's time).
+    sh([*pytest_cmd, "tests/test_consistency.py", "tests/test_one_source.py"], course, env, timeout=900)
+    checked = sh([*pytest_cmd, "tests/test_checks.py", "-k", "18"], course, env, timeout=900)
+    passed = re.search(r"(\d+) passed", checked)
+    assert passed and int(passed.group(1)) >= 6 and "failed" not in checked, checked[-2000:]  # six exercises
     notebooks = [f"{d}/{SLUG}.ipynb" for d in ("notebooks", "solutions", "exercises")]
     nbval = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/sanitize.cfg"]
     out = sh(
