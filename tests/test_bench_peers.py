@@ -96,7 +96,11 @@ def test_every_peer_variant_agrees_with_numpy():
     labels = kmeans.assign_numpy(X, M)
     W, c = (a.numpy() for a in kmeans.linear_scores(torch.from_numpy(M)))
     C = np.ascontiguousarray(X.T)
-    for got in (nb["kmeans_loop"](X, M), nb["kmeans_cols"](C, W, c, np.empty(len(X), np.int8))):
+    for got in (
+        nb["kmeans_loop"](X, M),
+        nb["kmeans_cols"](C, W, c, np.empty(len(X), np.int8)),
+        nb["kmeans_cols2"](C, W, c, np.empty(len(X), np.int8)),
+    ):
         assert sidebyside.check("k-means", got, labels) == (True, "exact")
     for got in (jx["kmeans_numpy"](X, M), jx["kmeans_cols"](C, W, c)):
         assert sidebyside.check("k-means", got, labels)[0]
@@ -105,6 +109,8 @@ def test_every_peer_variant_agrees_with_numpy():
     for got in (
         nb["sum_loop"](pop),
         nb["sum_narrow"](pop, np.empty(257, np.int32)),
+        nb["sum_words"](pop, np.empty(257, np.int32)),
+        jx["sum_words"](pop),
         jx["sum_numpy"](pop),
         jx["sum_narrow"](pop),
     ):

@@ -363,8 +363,8 @@ _VECTOR_TYPE = re.compile(r"<\d+ x (float|double|i\d+)>")
 @fact(
     "12",
     "numba-vectorises-innermost-loop",
-    "in both Numba K-Means kernels the innermost loop runs over the means (or the two coordinates) and carries the "
-    "best score from one mean to the next, so the loop over the points is not made into vector code",
+    "In the Numba loop as its users write it, the innermost loops run over the coordinates and the means and carry "
+    "the best distance from one mean to the next, so the loop over the points is not made into vector code",
 )
 def _():
     pytest.importorskip("numba")
@@ -384,3 +384,24 @@ def _():
         for f in (kmeans, loop, fitness2)
     }
     assert vector_lines[kmeans] == 0 and vector_lines[loop] == 0 and vector_lines[fitness2] > 0
+    unrolled = numba.njit(peers._kmeans_cols2)  # the loop over the means written out: vector code
+    unrolled(X, W, c, np.empty(512, np.int8))
+    assert any(_VECTOR_TYPE.search(line) for line in "\n".join(unrolled.inspect_llvm().values()).splitlines())
+
+
+@fact(
+    "12",
+    "jax-kmeans-writes-distances",
+    "computes the distances in one fused loop, without NumPy's `(k, n, d)` array of differences, but at the "
+    "benchmark's size it still writes the `(k, n)` distances",
+)
+def _():
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    f = jax.jit(lambda X, M: jnp.argmin(jnp.linalg.norm(X - M[:, None], axis=2), axis=0))
+    n = 10_000_000  # the benchmark's size (compiled from shapes only: nothing this big is made)
+    text = f.lower(jax.ShapeDtypeStruct((n, 2), jnp.float32), jax.ShapeDtypeStruct((2, 2), jnp.float32))
+    entry = text.compile().as_text().split("ENTRY", 1)[1]
+    made = [line for line in entry.splitlines() if "fusion(" in line]
+    assert any(f"f32[2,{n}]" in line.split("fusion(")[0] for line in made)  # the (k, n) distances
+    assert not any(f"f32[2,{n},2]" in line.split("fusion(")[0] for line in made)  # no (k, n, d) array

@@ -295,7 +295,7 @@ def _():
 @fact(
     "13",
     "jax-as-text",
-    "`jax.jit(f).lower(x).compile().as_text()` prints the program XLA made",
+    "the program XLA made (`jax.jit(f).lower(x).compile().as_text()` prints it)",
 )
 def _():
     jax = pytest.importorskip("jax")
@@ -306,7 +306,7 @@ def _():
 @fact(
     "13",
     "numba-sum-loop-vectorised",
-    "The gene sums and function 2 became vector code",
+    "The gene sums became vector code",
 )
 def _():
     pytest.importorskip("numba")
@@ -318,9 +318,21 @@ def _():
     f(np.ones((4, 64), np.int8))
     ir = "\n".join(f.inspect_llvm().values())
     assert re.search(r"<\d+ x i8>", ir) and re.search(r"<\d+ x i64>", ir)  # bytes loaded and widened as vectors
-    f2 = numba.njit(peers._fitness2_cols)
-    f2(np.ones((3, 64)), np.empty(64))
-    assert re.search(r"<\d+ x double>", "\n".join(f2.inspect_llvm().values()))
+    words = numba.njit(peers._sum_words)
+    words(np.ones((4, 64), np.int8), np.empty(4, np.int32))
+    assert re.search(r"<\d+ x i64>", "\n".join(words.inspect_llvm().values()))
+
+
+@fact(
+    "13",
+    "jax-int8-sum-converts-to-int64",
+    "it first converts the whole array to int64",
+)
+def _():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)  # as the benchmark runs it (peers.configure)
+    text = jax.jit(lambda p: p.sum(axis=1)).lower(np.ones((4, 1000), np.int8)).compile().as_text()
+    assert re.search(r"s64\[4,1000\]", text) and "convert" in text  # the whole (N, 1000) array, as int64
 
 
 def _in_fresh_python(script: str, cache: str) -> None:

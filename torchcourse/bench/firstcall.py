@@ -50,15 +50,15 @@ def _calls(tool: str) -> list[Callable[[], Any]]:
         nb = peers.numba_kernels(cache=True)
         o8, o32, o = np.empty(len(X), np.int8), np.empty(len(Pn), np.int32), np.empty(C2n.shape[1])
         return [
-            lambda: nb["kmeans_cols"](Cn, W, c, o8),
-            lambda: nb["sum_narrow"](Pn, o32),
+            lambda: nb["kmeans_cols2"](Cn, W, c, o8),
+            lambda: nb["sum_words"](Pn, o32),
             lambda: nb["fitness2_cols"](C2n, o),
             lambda: nb["fitness3_cols"](C3n, o),
         ]
     jx = peers.jax_kernels()
     return [
         lambda: peers.ready(jx["kmeans_cols"](Cn, W, c)),
-        lambda: peers.ready(jx.get("sum_narrow")(Pn)),
+        lambda: peers.ready(jx.get("sum_words")(Pn)),
         lambda: peers.ready(jx.get("fitness2_cols")(C2n)),
         lambda: peers.ready(jx.get("fitness3_cols")(C3n)),
     ]

@@ -123,5 +123,5 @@ def held_against(r: dict[str, Any], lim: dict[str, float]) -> None:
     nbytes = r["bytes_read"] + r["bytes_written"]
     bound, r["limit"] = nbytes / (gbps * 1e9), limit
     if r["group"] == "ga fitness 3" and r["points"] / lim["trig_points_per_s"] > bound:
-        bound, r["limit"] = r["points"] / lim["trig_points_per_s"], "compute (sin, cos)"
+        bound, r["limit"] = r["points"] / lim["trig_points_per_s"], "sin+cos rate"
     r["GBps"], r["pct_of_limit"] = nbytes / r["min_s"] / 1e9, 100 * bound / r["min_s"]

@@ -28,7 +28,7 @@ def markdown(report: dict[str, Any]) -> str:
         f"Machine: {m['cpu']}, {m['cores']} cores; every tool on {report['threads']} thread(s); "
         f"{report['rounds']} interleaved rounds, minimum and median"
         + (
-            f"; before every timed call {report['flushed_MB']:.0f} MB were written (not timed), twice the largest "
+            f"; before every timed call {report['flushed_MB']:.0f} MB were read (not timed), twice the largest "
             f"cache ({report['llc_MB']:.0f} MiB), so every call reads its data from memory."
             if "flushed_MB" in report
             else "."
