@@ -28,6 +28,12 @@ class Fact:
     slug: str  # "zero-dim-index-is-a-view"
     sentence: str  # quoted from the lesson
     run: Callable[[], None]  # raises AssertionError when the fact does not hold
+    # A fact that backs a cause ("X is slow because Y", "it recompiles because Z") names the nearest
+    # rival explanation, and its assertion is chosen so that it would fail were the rival the cause.
+    rival: str | None = None
+    # A fact that expects an upstream bug (torch behaves wrongly, the lesson warns about it): where
+    # upstream tracks it and what to revisit in the lesson the day torch fixes it (the fact then fails).
+    upstream: str | None = None
 
     @property
     def id(self) -> str:
@@ -38,17 +44,40 @@ FACTS: list[Fact] = []
 
 
 def fact(
-    lesson: str, slug: str, sentence: str, since: tuple[int, int] | None = None
+    lesson: str,
+    slug: str,
+    sentence: str,
+    since: tuple[int, int] | None = None,
+    *,
+    rival: str | None = None,
+    upstream: str | None = None,
 ) -> Callable[[Callable[[], None]], Callable[[], None]]:
     """Register the decorated function as the test of ``sentence`` in lesson ``lesson``.
 
     ``since=(2, 13)``: the sentence describes torch's code as of that release (the course's pin),
     which older releases implement otherwise; on an older torch (``make drift``) the fact is
-    skipped with that reason instead of failing."""
+    skipped with that reason instead of failing.
+
+    ``rival="..."``: the sentence gives a cause; this names the nearest other explanation, which the
+    assertion rules out (it would come out differently were the rival true). ``upstream="..."``: the
+    fact expects an upstream bug; say where it is tracked and what to revisit once torch fixes it: the
+    fact's failure message then carries this text."""
 
     def register(fn: Callable[[], None]) -> Callable[[], None]:
         run = fn
+        if upstream is not None:
+            inner = fn
+
+            def run() -> None:
+                try:
+                    inner()
+                except AssertionError as exc:
+                    raise AssertionError(
+                        f"this fact expects an upstream bug that no longer shows: {upstream} ({exc})"
+                    ) from exc
+
         if since is not None:
+            checked = run
 
             def run() -> None:
                 import pytest
@@ -58,9 +87,9 @@ def fact(
 
                 if version_tuple(torch.__version__)[:2] < since:
                     pytest.skip(f"describes torch {since[0]}.{since[1]} and later; torch {torch.__version__} differs")
-                fn()
+                checked()
 
-        FACTS.append(Fact(lesson, slug, sentence, run))
+        FACTS.append(Fact(lesson, slug, sentence, run, rival, upstream))
         return fn
 
     return register

@@ -41,18 +41,23 @@ _PACKAGES: dict[str, str] = {}  # a program's code and weights -> a package buil
 # --- 17.6 ------------------------------------------------------------------------------------
 class PackageDir(type(Path())):
     """A new, empty temporary directory; every copy of it (one per run of a check) is another one,
-    so the reference's package can never stand in for the answer's."""
+    so the reference's package can never stand in for the answer's.
 
-    def __new__(cls):
-        return super().__new__(cls, tempfile.mkdtemp(prefix="torchcourse-17-6-"))
+    Made with :func:`new_package_dir`. It overrides neither ``__new__`` nor ``__init__``: Python 3.12
+    and later build ``directory / "name"`` as ``type(self)(self, "name")`` (``with_segments``), which a
+    constructor that takes no segments breaks (3.11 never calls it)."""
 
     def __deepcopy__(self, memo):
-        return PackageDir()
+        return new_package_dir()
+
+
+def new_package_dir() -> PackageDir:
+    return PackageDir(tempfile.mkdtemp(prefix="torchcourse-17-6-"))
 
 
 def deploy_cases():
     program = export(Scorer(), (_x(8, 100, 18),), dynamic_shapes={"x": {0: Dim("batch", min=1, max=1024)}})
-    return [(program, PackageDir())]
+    return [(program, new_package_dir())]
 
 
 def package_runs(args, got):
