@@ -1,6 +1,7 @@
 """torchcourse: the small helper package of the course "PyTorch as a computation library".
 
-What a notebook imports: ``check`` and ``hint`` for exercises, ``claim`` for a lesson's
+What a notebook imports: ``check`` and ``hint`` for exercises, ``predict`` and ``reveal`` for
+a prediction graded on this run, ``progress`` for the learner's table, ``claim`` for a lesson's
 statement about this run, device and timing
 helpers, and ``data_path`` for the course's data files.
 """
@@ -12,6 +13,8 @@ from pathlib import Path
 from torchcourse.claims import ClaimError, claim
 from torchcourse.device import describe_device, gpu_skip_message, has_gpu, pick_device, synchronize
 from torchcourse.grading.checks import check, hint
+from torchcourse.predictions import predict, reveal
+from torchcourse.progress import progress
 from torchcourse.timing import Timing, copy_bandwidth, format_seconds, measure, time_once
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +40,9 @@ __all__ = [
     "hint",
     "measure",
     "pick_device",
+    "predict",
+    "progress",
+    "reveal",
     "synchronize",
     "time_once",
 ]
