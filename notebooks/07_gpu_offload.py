@@ -709,8 +709,10 @@ print("in torch.cuda:       ", {name: hasattr(torch.cuda, name) for name in memo
 # %% [markdown]
 # With an accelerator, the next cell allocates 256 MiB, deletes it, empties the cache, and
 # reads the counters after each step; then it measures the peak of one matrix product. These
-# functions report an accelerator's allocator: without one, torch 2.13 raises (like
-# `synchronize()`) and torch 2.15 returns 0; the cell prints what yours does.
+# functions report an accelerator's allocator. Without one, what they do depends on the build:
+# torch 2.13's CPU-only build raises (like `synchronize()`), while its CUDA build on a machine
+# without a GPU (what `pip install torch` gives on Linux) and torch 2.15 return 0; the cell
+# prints what yours does.
 
 
 # %%
