@@ -6,6 +6,12 @@ human line (``min 1.23 ms, median 1.30 ms over 20 runs``). ``copy_bandwidth`` is
 memory limit to set beside achieved GB/s. Thread counts are part of a timing:
 ``numpy_blas_threads`` reads the count NumPy's BLAS really uses, and ``in_fresh_process``
 runs a function where every thread pool was sized before any library loaded.
+
+A run whose median is more than ``DISTURBED_RATIO`` times its min was disturbed (another
+process took the CPU): its ``str`` says so with ``DISTURBED_MARK``, ``measure`` and
+``interleaved`` say so on stderr, and a notebook executed by the course's build raises
+:class:`DisturbedTiming` rather than store it (``TORCHCOURSE_ALLOW_DISTURBED=1`` stores it
+anyway, for drafts; under pytest nothing raises: a busy CI machine is expected).
 """
 
 from __future__ import annotations
@@ -25,6 +31,49 @@ import torch
 
 from torchcourse.device import synchronize
 
+# Median / min above which a run counts as disturbed. Chosen from the lessons' own timings
+# (int8/int16/NumPy row sums, a 1e6 sum, a 500x500 solve, a 64 MiB copy and clone, a 250x250
+# matmul; budget 0.05 s, 7 repeats): stored quiet runs stay at or under 1.3 (1 and 2 threads);
+# on a 2-core machine shared with other jobs, 1 thread gave 1.05-1.83 and 2 threads 1.07-2.46
+# with bursts of 3.4-25; lesson 04's disturbed int8 sum was 28.7 (min 1.87 ms, median 53.7 ms).
+DISTURBED_RATIO = 2.5
+DISTURBED_MARK = "⚠ disturbed run"
+ALLOW_DISTURBED_ENV = "TORCHCOURSE_ALLOW_DISTURBED"
+
+
+class DisturbedTiming(RuntimeError):
+    """A timing whose median is far above its min, in a build that must not store it."""
+
+
+def disturbed(times: list[float]) -> bool:
+    """True when the median of ``times`` is more than ``DISTURBED_RATIO`` times their min."""
+    return len(times) > 1 and statistics.median(times) > DISTURBED_RATIO * min(times)
+
+
+def _refuse_disturbed() -> bool:
+    """Raise in the course's build (``TORCHCOURSE_BUILD=1``), unless drafts are allowed or a
+    test runs it (pytest >= 8.2 sets ``PYTEST_VERSION``; kernels and subprocesses inherit it)."""
+    if os.environ.get("TORCHCOURSE_BUILD") != "1" or os.environ.get(ALLOW_DISTURBED_ENV) == "1":
+        return False
+    return "PYTEST_VERSION" not in os.environ and "PYTEST_CURRENT_TEST" not in os.environ
+
+
+def check_disturbed(times: list[float], what: str = "a timing") -> None:
+    """Say on stderr that ``times`` were disturbed; in the build, raise :class:`DisturbedTiming`."""
+    if not disturbed(times):
+        return
+    ratio = statistics.median(times) / min(times)
+    message = (
+        f"{DISTURBED_MARK}: {what} has its median {ratio:.1f}x its min (min {format_seconds(min(times))}, "
+        f"median {format_seconds(statistics.median(times))}): other work took the CPU; run the cell again"
+    )
+    if _refuse_disturbed():
+        raise DisturbedTiming(
+            message + f". The build does not store a disturbed timing: rebuild on a quiet machine "
+            f"(or set {ALLOW_DISTURBED_ENV}=1 for a draft)."
+        )
+    print(message, file=sys.stderr)
+
 
 @dataclass
 class Timing:
@@ -41,8 +90,15 @@ class Timing:
     def median(self) -> float:
         return statistics.median(self.times)
 
+    @property
+    def disturbed(self) -> bool:
+        return disturbed(self.times)
+
     def __str__(self) -> str:
-        return f"min {format_seconds(self.min)}, median {format_seconds(self.median)} over {len(self.times)} runs"
+        text = f"min {format_seconds(self.min)}, median {format_seconds(self.median)} over {len(self.times)} runs"
+        if self.disturbed:
+            text += f" ({DISTURBED_MARK}: median {self.median / self.min:.1f}x the min)"
+        return text
 
 
 def format_seconds(seconds: float) -> str:
@@ -52,6 +108,18 @@ def format_seconds(seconds: float) -> str:
             value = seconds / scale
             return f"{value:.3g} {unit}" if value < 100 else f"{value:.0f} {unit}"
     return f"{seconds} s"  # pragma: no cover
+
+
+def format_ratio(ratio: float) -> str:
+    """A ratio with the digits it needs: 12.3 -> '12x', 1.234 -> '1.2x', 0.034 -> '0.034x'.
+
+    One decimal is enough above 0.1; below it, two significant digits, so a ratio never prints
+    as '0.0x' (which reads as "free")."""
+    if ratio >= 10:
+        return f"{ratio:,.0f}x"
+    if ratio >= 0.095:
+        return f"{ratio:.1f}x"
+    return f"{ratio:.2g}x"
 
 
 def measure(
@@ -86,6 +154,7 @@ def measure(
             fn()
         synchronize(device)
         times.append((time.perf_counter() - start) / number)
+    check_disturbed(times, f"measure({getattr(fn, '__qualname__', 'fn')})")
     return Timing(times, number)
 
 
@@ -289,12 +358,14 @@ def _interleaved(fns: list[Callable[[], Any]], number: int, rounds: int, device:
     for fn in fns:
         fn()
     synchronize(device)
-    best = [float("inf")] * len(fns)
+    times: list[list[float]] = [[] for _ in fns]
     for _ in range(rounds):
         for k, fn in enumerate(fns):
             start = time.perf_counter()
             for _ in range(number):
                 fn()
             synchronize(device)
-            best[k] = min(best[k], (time.perf_counter() - start) / number)
-    return best
+            times[k].append((time.perf_counter() - start) / number)
+    for k, fn_times in enumerate(times):
+        check_disturbed(fn_times, f"interleaved function {k}")
+    return [min(fn_times) for fn_times in times]
