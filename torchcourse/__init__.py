@@ -14,10 +14,19 @@ from torchcourse.claims import ClaimError, claim
 from torchcourse.device import describe_device, gpu_skip_message, has_gpu, pick_device, synchronize
 from torchcourse.grading.checks import check, hint
 from torchcourse.predictions import predict, reveal
-from torchcourse.progress import progress
 from torchcourse.timing import Timing, copy_bandwidth, format_seconds, measure, time_once
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def __getattr__(name: str):
+    """``torchcourse.progress``, imported on first use: a callable module (``progress()``) that is
+    also ``python -m torchcourse.progress``, which runs cleanly only when not imported already."""
+    if name == "progress":
+        import importlib
+
+        return importlib.import_module("torchcourse.progress")
+    raise AttributeError(f"module 'torchcourse' has no attribute {name!r}")
 
 
 def data_path(name: str) -> Path:

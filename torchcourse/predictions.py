@@ -185,7 +185,7 @@ def reveal(
 def _record(pid: str, verdict: str) -> None:
     """Keep the latest verdict for progress(); never let bookkeeping break a lesson."""
     try:
-        from torchcourse.progress import record
+        from torchcourse.progress_store import record
 
         record("predictions", pid, "wrong" if verdict == "invalid" else verdict)
     except Exception:

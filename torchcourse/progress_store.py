@@ -1,4 +1,4 @@
-"""Progress: the latest verdict of every check and prediction, kept on this machine only.
+"""Progress store: the latest verdict of every check and prediction, kept on this machine only.
 
 A learner who comes back after a week should see which exercises they solved; an
 instructor should see where a room is stuck. Every ``check(...)`` and ``reveal(...)`` calls
@@ -13,8 +13,7 @@ instructor should see where a room is stuck. Every ``check(...)`` and ``reveal(.
 Writes go to a temporary file that replaces the old one (atomic); a corrupt file is set aside
 as ``*.corrupt`` and a fresh one started. Nothing leaves the machine.
 
-``progress()`` prints and draws the table per module; ``python -m torchcourse.progress merge
-FILE... [--out DIR]`` merges the files an instructor collects from a room.
+:mod:`torchcourse.progress` prints and draws it (``progress()``) and merges a room's files.
 """
 
 from __future__ import annotations
@@ -147,16 +146,3 @@ def current() -> dict[str, Any]:
     if where == "memory":
         return {"version": VERSION, **{k: dict(v) for k, v in _memory.items()}}
     return load(where)
-
-
-def progress(draw: bool = True) -> None:
-    """Print the learner's progress per module and draw it (see :mod:`torchcourse.progress`)."""
-    from torchcourse.progress_report import show
-
-    show(current(), location(), draw=draw)
-
-
-if __name__ == "__main__":
-    from torchcourse.progress_report import main
-
-    sys.exit(main(sys.argv[1:]))

@@ -24,10 +24,12 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from torchcourse.grading.cases import case_text, changed, generated_cases, size, snapshot
+from torchcourse.grading.cases import _plain_data, case_text, changed, generated_cases, size, snapshot
 from torchcourse.grading.compare import compare, describe
+from torchcourse.grading.isolation import Isolated
 from torchcourse.grading.rules import Case, Rule
-from torchcourse.progress import record as record_progress
+from torchcourse.grading.timelimit import TimeLimit, TimeLimitExceeded
+from torchcourse.progress_store import record as record_progress
 
 PASS, FAIL, TODO = "✓", "✗", "…"
 # The line every check prints starts with its mark and the exercise id: "✓ 01.3 ..."
@@ -160,25 +162,71 @@ def _judge(rules: Sequence[Rule], case: Case, first: bool) -> str | None:
     return None
 
 
-def evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
+def evaluate(ex: Exercise, fn: Any, time_limit: float | None = None) -> tuple[str, str]:
     """Run ``fn`` against ``ex`` and return ``(status, message)``; never raises.
 
     The whole flow of a check, top to bottom: the cases (the exercise's own, then generated
     variants), and for each case, smallest first so that a failure shows the smallest input:
     call the learner's function, judge the early rules, compare with the reference (or the
     stated property; an input changed in place is a difference too), judge the other rules.
-    The first failure is the message; none is the pass line. torch's default dtype is put back
-    afterwards: an answer that changes it (exercise 04.9 is about exactly that) must not change
-    it for the checks and cells that follow, even when it raises before a rule could see it.
+    The first failure is the message; none is the pass line.
+
+    A check leaves the process as it found it (``isolation.Isolated``: dynamo's caches of what
+    it compiled, config, default dtype, RNG, grad mode, threads, warning filters, environment,
+    monkeypatched torch attributes...), so the 20th run in a kernel gives the 1st run's verdict.
+    The answer runs under a time limit (``timelimit``; ``time_limit`` seconds for the whole check,
+    by default :func:`budget`), where POSIX signals allow one: elsewhere without a limit.
     """
-    default_dtype = torch.get_default_dtype()
+    learner = {c for c in (getattr(fn, "__code__", None),) if c is not None}
+    ran = [False]  # set once the answer has run: any failure after that is about the answer
+    limit = TimeLimit(learner)
     try:
-        return _evaluate(ex, fn)
-    finally:
-        torch.set_default_dtype(default_dtype)
+        with Isolated(), limit:
+            try:
+                return _evaluate(ex, fn, ran, limit, time_limit)
+            except TimeLimitExceeded:
+                return FAIL, _too_slow(limit.seconds)
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # the reference or a rule failed after the answer ran
+                if not ran[0]:
+                    raise
+                return FAIL, _broke_something(exc)
+    except TimeLimitExceeded:  # fired between the answer's return and the end of the check
+        return FAIL, _too_slow(limit.seconds)
 
 
-def _evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
+# Seconds each input may take, the learner's code, the reference and the rules together: enough
+# for a first compile (11-20 s on a 2-core laptop, more for AOTInductor) with room to spare.
+SECONDS_PER_CASE = 20.0
+SECONDS_PER_COMPILING_CASE = 120.0
+_COMPILING_MODULES = {"09", "10", "11", "12", "13", "17"}
+
+
+def budget(ex: Exercise, n_cases: int) -> float:
+    """The check's time limit in seconds: a number of seconds per input case, more where it compiles."""
+    per = SECONDS_PER_COMPILING_CASE if ex.id.split(".")[0] in _COMPILING_MODULES else SECONDS_PER_CASE
+    return per * max(n_cases, 1)
+
+
+def _too_slow(seconds: float | None) -> str:
+    return (
+        f"your function was still running after {seconds or 0:.3g} s, this check's time limit for all its inputs "
+        "(generous: a first compile fits in it many times), so it was stopped: look for a loop that never ends, "
+        "a wait (input(), time.sleep, a lock) or work that grows much faster than the input"
+    )
+
+
+def _broke_something(exc: BaseException) -> str:
+    text = (str(exc).strip().splitlines() or [""])[0]
+    return (
+        f"after your function ran, the check could not go on ({type(exc).__name__}{': ' + text if text else ''}): "
+        "your function changed something it was given or something global (a torch function, a setting), "
+        "or returned an object that cannot be compared; leave what you are given as it was"
+    )
+
+
+def _evaluate(ex: Exercise, fn: Any, ran: list, limit: TimeLimit, seconds: float | None) -> tuple[str, str]:
     if fn is None or not callable(fn):
         return FAIL, f"expected a function (pass the function itself, without calling it), got {describe(fn)}"
     # 1. cases
@@ -188,6 +236,8 @@ def _evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
         return FAIL, f"the check could not build its inputs ({type(exc).__name__}: {exc})"
     early, late = [r for r in ex.rules if r.early], [r for r in ex.rules if not r.early]
     plan = [(args, "") for args in cases] + generated_cases(ex, list(cases))
+    fresh_builds: list = []
+    limit.arm(budget(ex, len(plan)) if seconds is None else seconds)
     for i, (args, label) in enumerate(plan):
         where = case_text(i, args) + (f" ({label})" if label else "")
         ref_args, my_args, before = snapshot(args), snapshot(args), snapshot(args)
@@ -197,10 +247,14 @@ def _evaluate(ex: Exercise, fn: Any) -> tuple[str, str]:
             if expected is _MISSING:
                 continue
         # 2. call: the learner's function first, so a stub returns at once
+        ran[0] = True
         got, failure = _call(ex, fn, my_args, where)
         if failure:
             return failure
         if expected is _MISSING:
+            if not label and not _plain_data(args):  # a program, a module: a fresh build, nothing shared
+                fresh_builds = fresh_builds or sorted(ex.cases(), key=size)
+                ref_args = fresh_builds[i]
             expected = ex.reference(*ref_args)
         case = Case(fn=fn, args=my_args, got=got, fresh=lambda args=args: snapshot(args), reference=ex.reference)
         # 3. rules judged before the values (what the answer did, whatever it returned)
@@ -244,7 +298,7 @@ def _call(ex: Exercise, fn: Any, args: tuple, where: str) -> tuple[Any, tuple[st
                 f'not attempted yet (replace `raise NotImplementedError` with your answer; hint("{ex.id}") helps)',
             )
         return None, (FAIL, f"your function raised NotImplementedError: {exc}{where}")
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, TimeLimitExceeded):
         raise
     except BaseException as exc:  # SystemExit too: a learner's exit() must not kill the check
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
