@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 04 · Dtypes
@@ -82,7 +82,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from torchcourse import claim
+from torchcourse import claim, predict, reveal
 
 # %% [markdown]
 # ## float32 by default, float64 in NumPy
@@ -243,13 +243,38 @@ print("t.type() with no argument:", t.type())
 
 # %% [markdown]
 # Float to integer casts **truncate toward zero** (`-1.7 → -1`, `1.7 → 1`); round first when
-# you mean rounding. And `.to` returns the *same* tensor when nothing changes, so the result
-# may share memory with the input; ask for `copy=True` when you need a separate tensor:
+# you mean rounding.
+#
+# **Predict 04.p1.** `t` is already float32. Is `t.to(torch.float32)` a new tensor? Write `"new"`
+# or `"same"` (the very same object).
+
+# %%
+predict("04.p1", None)  # replace None with your prediction
 
 # %%
 print("truncate:", t.int().tolist(), "| round first:", t.round().int().tolist())
 print("t.to(float32) is t:", t.to(torch.float32) is t)
 print("t.to(float32, copy=True) is t:", t.to(torch.float32, copy=True) is t)
+reveal(
+    "04.p1",
+    "same" if t.to(torch.float32) is t else "new",
+    choices=("new", "same"),
+    why="`.to` returns the input itself when dtype and device already match: writing to the result writes to t.",
+)
+
+# %% [markdown]
+# So `.to` returns the *same* tensor when nothing changes, and the result shares memory with the
+# input; ask for `copy=True` when you need a separate tensor.
+#
+# A float outside the integer type's range, or NaN, raises nothing either: the cast gives whatever
+# the CPU's conversion happens to produce (C++ leaves it undefined), so the same line can print other
+# numbers on another CPU or on a GPU. Replace NaN and clamp before you cast:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+wild = torch.tensor([300.0, -1.0, float("nan")])
+print("float32 -> uint8, no error:", wild.to(torch.uint8).tolist())
+print("NaN replaced and clamped first:", wild.nan_to_num(0.0).clamp(0, 255).to(torch.uint8).tolist())
 
 # %% [markdown]
 # ## Promotion: which dtype does `a + b` have?
@@ -261,6 +286,12 @@ print("t.to(float32, copy=True) is t:", t.to(torch.float32, copy=True) is t)
 # category a tensor with dimensions outranks a 0-dimensional tensor, which outranks a Python
 # number. Python numbers and 0-d tensors only matter when they raise the category: then a 0-d
 # tensor brings its own dtype, and a Python float brings the default dtype (float32).
+#
+# **Predict 04.p2.** An int8 tensor plus the Python int 1000 (which int8 cannot hold): what dtype
+# is the result? Write one of `"int8"`, `"int16"`, `"int64"`, `"float32"`.
+
+# %%
+predict("04.p2", None)  # replace None with your prediction
 
 # %%
 i8 = torch.tensor([1, 2], dtype=torch.int8)
@@ -279,6 +310,12 @@ cases = [
 ]
 for text, dtype in cases:
     print(f"{text:<38} -> {dtype}")
+reveal(
+    "04.p2",
+    torch.result_type(i8, 1000),
+    choices=("int8", "int16", "int64", "float32"),
+    why="a Python int is the weakest operand: it cannot raise an integer tensor's dtype, even when it does not fit.",
+)
 
 # %% [markdown]
 # Three rows deserve a second look. `float16 + bfloat16` gives float32: neither 2-byte type can
@@ -358,7 +395,7 @@ for text, torch_fn, numpy_fn in side_by_side:
 # When `torch.compile` compiles NumPy code (module 12), NumPy's rules apply to that code.
 
 # %% [markdown]
-# ## Complex numbers: complex64 and complex128
+# ## Complex numbers: complex64 and complex128 (optional)
 #
 # A complex tensor stores each element as two floats, the real and the imaginary part:
 # `complex64` is two float32 (8 bytes), `complex128` two float64 (16 bytes). Python writes the
@@ -522,7 +559,7 @@ print("int8 accumulator wraps:", genes.sum(dim=1, dtype=torch.int8)[:4].tolist()
 # %%
 import tracemalloc
 
-from torchcourse import measure
+from torchcourse.timing import format_ratio, format_seconds, interleaved
 
 genes_np = genes.numpy()  # shares memory with genes: the same bytes
 print("NumPy totals equal PyTorch's:", np.array_equal(genes_np.sum(axis=1), totals.numpy()))
@@ -536,21 +573,50 @@ print(
 # by construction: NumPy's buffered conversion holds a few buffers and the 32 kB result, not a copy
 claim(numpy_peak < input_bytes / 10, "NumPy's sum(axis=1) allocates under a tenth of the input, no int64 copy")
 
+# %% [markdown]
+# **Predict 04.p3.** On one thread, which of the three calls is fastest: the default `sum(dim=1)`,
+# `sum(dim=1, dtype=torch.int16)` or NumPy's `sum(axis=1)`? Write `"default"`, `"int16"` or `"numpy"`.
+
+# %%
+predict("04.p3", None)  # replace None with your prediction
+
 # %%
 # NBVAL_IGNORE_OUTPUT
-timings = {
-    "torch sum(dim=1)": measure(lambda: genes.sum(dim=1), budget=0.05),
-    "torch sum(dim=1, dtype=torch.int16)": measure(lambda: genes.sum(dim=1, dtype=torch.int16), budget=0.05),
-    "NumPy sum(axis=1)": measure(lambda: genes_np.sum(axis=1), budget=0.05),
-}
-base = timings["NumPy sum(axis=1)"].min
-print(f"{torch.get_num_threads()} PyTorch thread(s); NumPy's sum runs on one.")
-for label, timing in timings.items():
-    print(f"{label:<37} {timing}  ({timing.min / base:.1f}x NumPy's min)")
-default, narrow = timings["torch sum(dim=1)"].min, timings["torch sum(dim=1, dtype=torch.int16)"].min
+# The three calls take turns, round after round, on one thread (NumPy's sum runs on one): a busy
+# moment on the machine then slows all three alike instead of reordering them.
+labels = ["torch sum(dim=1)", "torch sum(dim=1, dtype=torch.int16)", "NumPy sum(axis=1)"]
+best = interleaved(
+    [lambda: genes.sum(dim=1), lambda: genes.sum(dim=1, dtype=torch.int16), lambda: genes_np.sum(axis=1)],
+    number=20,
+    rounds=7,
+    threads=1,
+)
+seconds = dict(zip(labels, best))
+base = seconds["NumPy sum(axis=1)"]
+for label, sec in seconds.items():
+    print(f"{label:<37} min {format_seconds(sec):>9}  ({format_ratio(sec / base)} NumPy's)")
+default, narrow = seconds["torch sum(dim=1)"], seconds["torch sum(dim=1, dtype=torch.int16)"]
 print(
-    f"On this run the default sum took {default / base:.1f}x NumPy's time "
-    f"and {default / narrow:.1f}x the time of the int16 accumulator."
+    f"On this run the default sum took {format_ratio(default / base)} NumPy's time "
+    f"and {format_ratio(default / narrow)} the time of the int16 accumulator."
+)
+# comparative, safe margin: the default path writes and reads back 8 bytes per gene, the int16 one
+# 2; a 32 MB copy against an 8 MB one is more work on any CPU, whatever its caches
+claim(
+    default > narrow,
+    "the default sum (int64 copy) is slower than the int16 accumulator",
+    f"{default=:.2e} {narrow=:.2e}",
+)
+fastest = {"torch sum(dim=1)": "default", "torch sum(dim=1, dtype=torch.int16)": "int16"}.get(
+    min(seconds, key=seconds.get), "numpy"
+)
+reveal(
+    "04.p3",
+    fastest,
+    choices=("default", "int16", "numpy"),
+    why="the default path writes a whole int64 copy (8 bytes a gene) and reads it back; int16 moves 2 bytes a "
+    "gene; NumPy reads each byte once but converts in small buffers, one element at a time, on one thread. "
+    "How those bytes become time depends on your CPU's caches and conversion speed: the printed ratios are yours.",
 )
 
 # %% [markdown]
@@ -569,13 +635,24 @@ print(
 #
 # `eps` is the gap between 1 and the next float, the relative spacing of the format: adding `eps/2`
 # or less to 1 is lost entirely. For float32 `eps/2` is about 6e-8:
+#
+# **Predict 04.p4.** In float32, what is `16_777_216.0 + 1` (that is 2**24 + 1)? Write a whole number.
+
+# %%
+predict("04.p4", None)  # replace None with your prediction
 
 # %%
 one = torch.tensor(1.0)
 eps = torch.finfo(torch.float32).eps
 print("1 + eps   == 1:", (one + eps == one).item())
 print("1 + eps/2 == 1:", (one + eps / 2 == one).item())
-print("float32 counts to 2**24 = 16777216, then:", (torch.tensor(16_777_216.0) + 1).item())
+after = (torch.tensor(16_777_216.0) + 1).item()
+print("float32 counts to 2**24 = 16777216, then:", after)
+reveal(
+    "04.p4",
+    int(after),
+    why="above 2**24 float32's spacing is 2: 16,777,217 is not representable and rounds (to even) back to 16,777,216.",
+)
 
 # %% [markdown]
 # ### Summing many numbers
@@ -888,7 +965,7 @@ for dt in (torch.float16, torch.bfloat16, torch.float32):
 # `layer_norm` under CPU autocast stays bfloat16), and optimizer states are up to you.
 
 # %% [markdown]
-# ## TF32, bfloat16 and the matmul precision switches
+# ## TF32, bfloat16 and the matmul precision switches (optional)
 #
 # NVIDIA GPUs from Ampere (A100, RTX 30xx) on have *TensorFloat-32* tensor cores: they multiply
 # float32 matrices after rounding the inputs to a 10-bit mantissa (float16's precision, float32's
@@ -1053,7 +1130,8 @@ counts @ weights
 # Fix: cast one side on purpose, `counts.float() @ weights`.
 #
 # **An in-place operation whose result does not fit.** `x += 0.5` must store the float result back
-# into `x`'s integer storage, and PyTorch refuses to truncate silently:
+# into `x`'s integer storage, and PyTorch refuses to change the category (float into an integer
+# tensor) in place:
 
 # %% tags=["raises-exception"]
 x_int = torch.arange(3)
@@ -1061,6 +1139,7 @@ x_int += 0.5
 
 # %% [markdown]
 # Fix: `x_int = x_int + 0.5` (a new float32 tensor), or create `x` as float from the start.
+# Within a category nothing refuses: `int8_tensor += 1000` keeps int8 and wraps without a word.
 #
 # **A Python number that does not fit the requested dtype**, when you create a tensor:
 

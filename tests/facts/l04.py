@@ -328,3 +328,47 @@ def _():
     assert 1 <= _DTYPE_PRECISIONS[torch.float16][0] / torch.finfo(torch.float16).eps <= 5
     assert _DTYPE_PRECISIONS[torch.float64][0] / torch.finfo(torch.float64).eps > 1e8  # float64: far looser
     assert f"{torch.finfo(torch.float64).eps:.1e}" == "2.2e-16"
+
+
+@fact(
+    "04",
+    "cast-out-of-range-raises-nothing",
+    "A float outside the integer type's range, or NaN, raises nothing either",
+)
+def _():
+    for src in (torch.float32, torch.float64, torch.float16):
+        wild = torch.tensor([300.0, -1.0, float("nan"), 1e4], dtype=src)
+        for dst in (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64):
+            wild.to(dst)  # no error, whatever values come back
+    assert torch.tensor([float("nan"), 300.0]).nan_to_num(0.0).clamp(0, 255).to(torch.uint8).tolist() == [0, 255]
+
+
+@fact(
+    "04",
+    "to-returns-self",
+    "`.to` returns the input itself when dtype and device already match",
+)
+def _():
+    for dtype in (torch.float32, torch.int8, torch.bool):
+        t = torch.zeros(3, dtype=dtype)
+        assert t.to(dtype) is t and t.to("cpu") is t and t.to(dtype, copy=True) is not t
+    t = torch.zeros(2, 3).t()  # non-contiguous: still the same object
+    assert t.to(torch.float32) is t
+
+
+@fact(
+    "04",
+    "in-place-refuses-category-only",
+    "PyTorch refuses to change the category (float into an integer tensor) in place",
+)
+def _():
+    i8 = torch.tensor([100, 120], dtype=torch.int8)
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        i8 += 0.5
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        torch.tensor([True]).add_(1)  # int into bool: a category change too
+    i8 += 1000  # same category: wraps without a word
+    assert i8.dtype == torch.int8 and i8.tolist() == [(100 + 1000 + 128) % 256 - 128, (120 + 1000 + 128) % 256 - 128]
+    i16 = torch.tensor([1], dtype=torch.int16)
+    i16 += torch.tensor([70_000])  # a wider integer tensor in place: wraps too
+    assert i16.dtype == torch.int16 and i16.item() == (1 + 70_000 + 2**15) % 2**16 - 2**15
