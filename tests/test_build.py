@@ -69,7 +69,7 @@ def test_preflight_verdict_is_fatal_only_when_the_course_cannot_run():
     ok = preflight.Item("torch", True, "2.13.0")
     note = preflight.Item("CUDA", False, "no CUDA GPU found", "use a GPU machine")
     fatal = preflight.Item("torch", False, "not installed", "pip install", fatal=True)
-    assert "ready, with 1 note" in preflight.report([ok, note])
+    assert "ready for every module (00-17) (1 note(s)" in preflight.report([ok, note])
     assert "→ use a GPU machine" in preflight.report([ok, note])
     assert "cannot run here" in preflight.report([ok, fatal])
 

@@ -8,6 +8,7 @@ helpers, and ``data_path`` for the course's data files.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from torchcourse.claims import ClaimError, claim
@@ -17,6 +18,11 @@ from torchcourse.predictions import predict, reveal
 from torchcourse.timing import Timing, copy_bandwidth, format_seconds, measure, time_once
 
 ROOT = Path(__file__).resolve().parent.parent
+
+if os.environ.get("TORCHCOURSE_NO_COMPILER") == "1":  # started by a notebook that has no C++ compiler
+    from torchcourse.compiletools import fall_back_without_compiler
+
+    fall_back_without_compiler(force=True, quiet=True)
 
 
 def __getattr__(name: str):

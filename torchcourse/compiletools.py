@@ -1,15 +1,25 @@
-"""torch.compile helpers for the compile lessons: capture TORCH_LOGS output, count compiles.
+"""torch.compile helpers for the compile lessons: capture TORCH_LOGS output, count compiles,
+and go on without a C++ compiler.
 
 ``TORCH_LOGS``-style logs go to stderr, which notebooks should keep quiet and nbval does
 not compare. :func:`captured_logs` switches logs on for a block and collects the lines,
 so a lesson can show the part that teaches (a recompile reason, generated code).
+
+On the CPU, inductor needs a C++ compiler. :func:`find_compiler` finds the one inductor would
+use, the way inductor looks for it; where there is none, :func:`fall_back_without_compiler`
+(called by every notebook's setup cell, through ``preflight.check_torch``) makes each
+``torch.compile`` with the default backend capture its graph and run it with
+``backend="aot_eager"`` instead of failing with ``InvalidCxxCompiler``: guards, recompiles and
+graph breaks behave the same, only no code is generated.
 """
 
 from __future__ import annotations
 
 import io
 import logging
+import os
 import re
+import subprocess
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -41,8 +51,15 @@ class Captured:
         """Lines matching ``pattern``; raise :class:`NothingCaptured` when there are none.
 
         Use it wherever a cell prints a fact read from the logs: an empty list would print a
-        wrong fact ("0 kernels") instead of saying that the logs were not captured."""
+        wrong fact ("0 kernels") instead of saying that the logs were not captured. Where
+        torch.compile runs without a C++ compiler (:func:`fall_back_without_compiler`), there is
+        no generated code to read: it raises :class:`NeedsCompiler`, shown as one line."""
         found = self.grep(pattern)
+        if not found and fallback_active():
+            raise NeedsCompiler(
+                "this cell reads inductor's generated code, which needs a C++ compiler: "
+                "its stored output shows what it prints"
+            )
         if not found:
             raise NothingCaptured(
                 f"no captured log line matches {pattern!r}"
@@ -55,6 +72,11 @@ class Captured:
 
 class NothingCaptured(RuntimeError):
     """A cell expected torch to log something inside :func:`captured_logs` and it did not."""
+
+
+class NeedsCompiler(NothingCaptured):
+    """A cell needs what only a C++ compiler makes (generated code, the inductor cache), and this
+    machine has none; in a notebook it shows as its one-line message, not a traceback."""
 
 
 def _writes_to_stderr(handler: logging.Handler) -> bool:
@@ -158,3 +180,104 @@ def reset() -> None:
 
     torch.compiler.reset()
     counters.clear()
+
+
+# ----------------------------------------------------------------------------- no compiler
+
+NO_COMPILER_LINE = (
+    "no C++ compiler: this lesson goes on with graph capture only (backend='aot_eager'); "
+    "generated code and timings of compiled kernels are shown from the stored outputs"
+)
+_state = {"active": False, "said": False}
+
+
+def inductor_candidates() -> list[str]:
+    """The compilers inductor tries on the CPU, in its order (``torch/_inductor/cpp_builder.py``,
+    ``get_cpp_compiler``): on Windows ``CXX`` or MSVC's ``cl``; elsewhere
+    ``torch._inductor.config.cpp.cxx``, which defaults to ``CXX`` or ``g++`` (``clang++`` on
+    macOS). Inductor tries nothing else: on Linux, a ``clang++`` or ``c++`` on PATH is not used
+    unless ``CXX`` names it."""
+    if sys.platform == "win32":
+        return [os.environ.get("CXX", "cl")]
+    config = sys.modules.get("torch._inductor.config")
+    if config is not None:
+        cxx = config.cpp.cxx
+        search = list(cxx) if isinstance(cxx, (list, tuple)) else [cxx]
+    else:
+        search = [os.environ.get("CXX", "clang++" if sys.platform == "darwin" else "g++")]
+    # None: inductor may download g++ with conda, only when TORCH_INDUCTOR_INSTALL_GXX is set
+    return [c for c in search if c is not None]
+
+
+def find_compiler() -> str | None:
+    """The C++ compiler inductor will use here, or None: the first of
+    :func:`inductor_candidates` that answers ``--version`` (``/help`` for ``cl``), the test
+    inductor itself applies. Cheap (one small process); it does not compile anything: the
+    preflight does that."""
+    for cxx in inductor_candidates():
+        flag = "/help" if sys.platform == "win32" and os.path.basename(cxx).lower().startswith("cl") else "--version"
+        try:
+            subprocess.run([cxx, flag], capture_output=True, timeout=20, check=sys.platform != "win32")
+            return cxx
+        except (OSError, subprocess.SubprocessError):
+            continue
+    return None
+
+
+def fallback_active() -> bool:
+    """Whether torch.compile runs with ``aot_eager`` in place of inductor in this process."""
+    return _state["active"]
+
+
+def _show_one_line(shell, etype, value, tb, tb_offset=None):
+    print(f"{etype.__name__}: {value}")
+    return []
+
+
+CHILD_FLAG = "TORCHCOURSE_NO_COMPILER"  # set for the Python processes a notebook starts (see below)
+
+
+def fall_back_without_compiler(force: bool = False, quiet: bool = False) -> bool:
+    """Where inductor finds no C++ compiler (or ``force``), make every ``torch.compile`` with the
+    default backend, whenever it was created, run its captured graph with ``aot_eager``, and say
+    so in one line at the first compiled call. Returns whether the fallback is on.
+
+    ``aot_eager`` traces the same graph (guards, recompiles, graph breaks, AOTAutograd) and runs it
+    with eager kernels, so the lessons' counts still hold; what needs generated code (its text,
+    its speed, the inductor cache) cannot be shown, and :meth:`Captured.require` says so in one
+    line. With a compiler, nothing is changed.
+
+    Once on, it sets the environment variable ``TORCHCOURSE_NO_COMPILER=1``, so that a fresh
+    Python process the lesson starts (to show a cache across processes) falls back too, quietly,
+    when it imports ``torchcourse``."""
+    if _state["active"]:
+        return True
+    if not force and find_compiler() is not None:
+        return False
+    wrapper = torch._TorchCompileInductorWrapper
+    original = wrapper.__call__
+
+    def without_compiler(self, model_, inputs_):
+        if not _state["active"]:
+            return original(self, model_, inputs_)
+        if not _state["said"] and not quiet:
+            _state["said"] = True
+            print(NO_COMPILER_LINE)
+        from torch._dynamo.backends.registry import lookup_backend
+
+        return lookup_backend("aot_eager")(model_, inputs_)
+
+    wrapper.__call__ = without_compiler
+    _state["active"] = True
+    if quiet:
+        return True
+    os.environ[CHILD_FLAG] = "1"
+    try:  # in a notebook, a cell that needs the compiler shows one line instead of a traceback
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        if shell is not None:
+            shell.set_custom_exc((NeedsCompiler,), _show_one_line)
+    except ImportError:
+        pass
+    return True

@@ -1,12 +1,19 @@
-"""Preflight: can this machine run the course, and how fast is it?
+"""Preflight: which parts of the course can this machine run, and how fast is it?
 
     python -m torchcourse.preflight
 
-Reports Python and torch versions, the devices found, whether ``torch.compile`` works
-here (by compiling a tiny function), free memory and a measured copy bandwidth. Each
-missing piece comes with one sentence on what to do. The exit code is non-zero only
-when the course cannot run at all: Python too old, torch missing, or torch older than
-:data:`MINIMUM_TORCH`.
+Reports Python and torch versions, the devices found, the C++ compiler inductor will use and
+whether ``torch.compile`` really works with it (it compiles and runs a tiny function in a fresh
+process with an empty cache, under a time limit), whether torch.distributed's ``gloo`` back end
+runs between local processes, free memory and a measured copy bandwidth. Each missing piece
+comes with one sentence on what to do, and the last line is a verdict per part of the course,
+derived from what each module needs (``needs`` and ``partly`` in
+``torchcourse/authoring/course.py``), e.g. ``Verdict: ready for 00-08, 15-16; partly for 14 (a
+section needs a C++ compiler); not ready for 09-13, 17: no working C++ compiler``.
+
+Exit codes: :data:`EXIT_READY` (0) ready for every module; :data:`EXIT_PARTLY` (2) ready for
+some modules only (the verdict names them); :data:`EXIT_NOT_READY` (1) the course cannot run
+at all (Python too old, torch missing, or torch older than :data:`MINIMUM_TORCH`).
 
 Supported torch: the stored outputs are made with :data:`EXPECTED_TORCH`; every release from
 :data:`MINIMUM_TORCH` to :data:`NEWEST_TESTED_TORCH` runs the whole course (``make drift``
@@ -17,12 +24,14 @@ so the stored outputs stay the same whatever torch made them.
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import re
 import shutil
+import subprocess
 import sys
-import time
+import tempfile
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -30,6 +39,8 @@ REQUIRED_PYTHON = (3, 11)
 EXPECTED_TORCH = "2.13.0"  # the stored outputs are made with this release
 MINIMUM_TORCH = "2.10.0"  # the oldest release on which `make drift` passes
 NEWEST_TESTED_TORCH = "2.15.0"  # the newest release `make drift` was run with
+EXIT_READY, EXIT_NOT_READY, EXIT_PARTLY = 0, 1, 2  # `python -m torchcourse.preflight`'s exit codes
+COMPILE_TIMEOUT_S = 300  # a cold first compile takes 10-60 s on a laptop; past this, call it broken
 
 # What the course calls that older releases may lack, and where: named when torch is too old.
 FEATURES = (
@@ -110,7 +121,10 @@ def check_torch(stream: TextIO | None = None, torch_module=None) -> str:
 
     Called by every notebook's setup cell (locally and on Colab) and by the preflight. It writes
     to stderr, never stdout, so the stored outputs do not depend on which torch made them.
-    Returns the verdict (see :func:`torch_verdict`)."""
+    Where inductor finds no C++ compiler, it also turns on
+    :func:`torchcourse.compiletools.fall_back_without_compiler`, so the compile lessons go on
+    with graph capture. Returns the verdict (see :func:`torch_verdict`)."""
+    real_torch = torch_module is None
     if torch_module is None:
         import torch as torch_module
     verdict, sentence = torch_verdict(torch_module.__version__)
@@ -128,6 +142,10 @@ def check_torch(stream: TextIO | None = None, torch_module=None) -> str:
         )
     if verdict != "pinned":
         print(f"Note: {sentence}.", file=out)
+    if real_torch:  # no C++ compiler: torch.compile goes on with aot_eager, and says so once
+        from torchcourse.compiletools import fall_back_without_compiler
+
+        fall_back_without_compiler()
     return verdict
 
 
@@ -138,6 +156,7 @@ class Item:
     detail: str
     advice: str = ""
     fatal: bool = False
+    need: str = ""  # the module need ("compiler", "gloo") this item decides, see course.Module.needs
 
     def line(self) -> str:
         mark = "✓" if self.ok else ("✗" if self.fatal else "!")
@@ -145,6 +164,9 @@ class Item:
         if not self.ok and self.advice:
             text += f"\n  {'':<14} → {self.advice}"
         return text
+
+
+NEED_WORDS = {"compiler": "no working C++ compiler", "gloo": "torch.distributed (gloo) does not run"}
 
 
 def _free_memory_gib() -> float | None:
@@ -162,31 +184,115 @@ def _free_memory_gib() -> float | None:
         return None
 
 
-def _check_compile(device: str) -> tuple[bool, str]:
+_COMPILE_PROBE = """
+import json, sys, time
+out = {"ok": False, "compiler": None, "error": ""}
+try:
     import torch
+    from torch._inductor import cpp_builder
 
-    torch.compiler.reset()
+    if sys.argv[1] == "cpu":
+        out["compiler"] = cpp_builder.get_cpp_compiler()  # the one inductor uses, as it finds it
 
     def tiny(x):
         return (x * 2 + 1).relu().sum()
 
-    x = torch.arange(8.0, device=device)
+    x = torch.arange(8.0, device=sys.argv[1])
+    start = time.perf_counter()
+    got = torch.compile(tiny)(x)
+    out["seconds"] = time.perf_counter() - start
+    out["ok"] = bool(torch.allclose(got, tiny(x)))
+    if not out["ok"]:
+        out["error"] = "compiled result differs from eager"
+except BaseException as exc:
+    text = str(exc).strip()
+    text = text.splitlines()[0] if text else ""
+    out["error"] = type(exc).__name__ + (": " + text[:200] if text else "")
+print("PROBE " + json.dumps(out))
+"""
+
+
+def _probe(script: str, args: list[str], timeout: float, env: dict | None = None) -> dict:
+    """Run ``script`` in a fresh Python and return the JSON it prints after "PROBE "; a dict with
+    ``ok: False`` and the reason when it crashes, prints nothing or runs past ``timeout``."""
     try:
-        start = time.perf_counter()
-        got = torch.compile(tiny)(x)
-        seconds = time.perf_counter() - start
-        if not torch.allclose(got, tiny(x)):
-            return False, "compiled result differs from eager"
-        return True, f"compiled and ran a tiny function in {seconds:.1f} s"
-    except Exception as exc:  # report, never crash the preflight
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        return False, f"{type(exc).__name__}: {first[:160]}"
-    finally:
-        torch.compiler.reset()
+        proc = subprocess.run(
+            [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=timeout, env=env
+        )
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "error": f"no answer within {timeout:.0f} s"}
+    for line in proc.stdout.splitlines():
+        if line.startswith("PROBE "):
+            return json.loads(line[len("PROBE ") :])
+    last = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+    return {"ok": False, "error": last[:200]}
 
 
-def run(compile_check: bool = True, bandwidth: bool = True) -> list[Item]:
-    """Collect the preflight items (used by the CLI and by module 00)."""
+def check_compile(device: str = "cpu", timeout: float = COMPILE_TIMEOUT_S) -> dict:
+    """Compile and run a tiny function with ``torch.compile`` in a fresh process, with an empty
+    inductor cache (a warm cache would load kernels built earlier and skip the compiler):
+    ``{"ok", "compiler", "seconds", "error"}``."""
+    with tempfile.TemporaryDirectory(prefix="torchcourse-preflight-") as cache:
+        env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache}
+        return _probe(_COMPILE_PROBE, [device], timeout, env)
+
+
+_GLOO_PROBE = """
+import json, socket, sys
+out = {"ok": False, "error": ""}
+try:
+    import torch
+    import torch.distributed as dist
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
+    t = torch.ones(3)
+    dist.all_reduce(t)
+    dist.destroy_process_group()
+    out["ok"] = bool(t.tolist() == [1.0, 1.0, 1.0])
+except BaseException as exc:
+    text = str(exc).strip()
+    out["error"] = type(exc).__name__ + (": " + text.splitlines()[0][:200] if text else "")
+print("PROBE " + json.dumps(out))
+"""
+
+
+def check_gloo(timeout: float = 60) -> dict:
+    """Start torch.distributed's gloo back end in a fresh process (one rank, on 127.0.0.1) and
+    all-reduce a tensor: what module 15 does with more processes."""
+    return _probe(_GLOO_PROBE, [], timeout)
+
+
+def _compiler_item() -> Item:
+    """The C++ compiler inductor will use, found as inductor finds it, and the compilers on PATH
+    it would not use (on Linux, inductor tries only ``CXX`` or ``g++``)."""
+    from torchcourse.compiletools import find_compiler, inductor_candidates
+
+    found = find_compiler()
+    others = [c for c in ("g++", "c++", "clang++") if shutil.which(c) and c not in inductor_candidates()]
+    if sys.platform == "win32":
+        advice = (
+            "install Visual Studio Build Tools with the 'Desktop development with C++' workload, then start "
+            "Jupyter from the 'x64 Native Tools Command Prompt' so that cl is on PATH (or set CXX)"
+        )
+    elif sys.platform == "darwin":
+        advice = "install the Xcode command-line tools: xcode-select --install"
+    else:
+        advice = "install g++ (Debian/Ubuntu: sudo apt install g++; Fedora: sudo dnf install gcc-c++)"
+    if found is None and others:
+        advice = (
+            f"{others[0]} is on PATH but inductor does not look for it: set CXX={others[0]} before starting Jupyter"
+        )
+    tried = " or ".join(inductor_candidates()) or "none"
+    detail = shutil.which(found) or found if found else f"none found (inductor looks for {tried})"
+    return Item("C++ compiler", found is not None, detail, advice, need="compiler")
+
+
+def run(compile_check: bool = True, bandwidth: bool = True, gloo_check: bool = True) -> list[Item]:
+    """Collect the preflight items (used by the CLI and by module 00). Without ``compile_check``
+    the compiler need is judged from the compiler found alone."""
     items = []
     py_ok = sys.version_info[:2] >= REQUIRED_PYTHON
     items.append(
@@ -248,15 +354,8 @@ def run(compile_check: bool = True, bandwidth: bool = True) -> list[Item]:
                 "memory", free >= 4, f"{free:.1f} GiB available", "close other programs: some lessons allocate 1-2 GiB"
             )
         )
-    compiler = shutil.which(os.environ.get("CXX", "g++")) or shutil.which("c++") or shutil.which("clang++")
-    items.append(
-        Item(
-            "C++ compiler",
-            compiler is not None,
-            compiler or "none found",
-            "torch.compile on the CPU needs one: install g++ (Linux), Xcode command-line tools (macOS) or MSVC",
-        )
-    )
+    compiler = _compiler_item()
+    items.append(compiler)
     if torch.cuda.is_available():
         try:
             import triton  # noqa: F401
@@ -267,13 +366,43 @@ def run(compile_check: bool = True, bandwidth: bool = True) -> list[Item]:
                 Item("Triton", False, "not installed", "torch.compile on CUDA needs Triton: pip install triton")
             )
     if compile_check:
-        ok, detail = _check_compile("cpu")
+        if compiler.ok:
+            probe = check_compile("cpu")
+            seconds = f" in {probe['seconds']:.1f} s (cold cache)" if probe.get("seconds") is not None else ""
+            detail = f"compiled and ran a tiny function{seconds}" if probe["ok"] else probe["error"]
+        else:
+            probe, detail = {"ok": False}, "skipped: no C++ compiler"
         items.append(
-            Item("compile (cpu)", ok, detail, "the compile lessons (09-13) need this; the other modules run without it")
+            Item(
+                "compile (cpu)",
+                probe["ok"],
+                detail,
+                "the compile lessons need this (see the verdict); the other modules run without it",
+                need="compiler",
+            )
         )
         if torch.cuda.is_available():
-            ok, detail = _check_compile("cuda")
-            items.append(Item("compile (cuda)", ok, detail, "check the Triton install matches torch"))
+            probe = check_compile("cuda")
+            items.append(
+                Item(
+                    "compile (cuda)",
+                    probe["ok"],
+                    "works" if probe["ok"] else probe["error"],
+                    "check that Triton matches torch",
+                )
+            )
+    if gloo_check:
+        available = torch.distributed.is_available()
+        probe = check_gloo() if available else {"ok": False, "error": "this torch was built without torch.distributed"}
+        items.append(
+            Item(
+                "distributed",
+                probe["ok"],
+                "gloo runs between local processes" if probe["ok"] else probe["error"],
+                "module 15 needs it: allow Python to open local (127.0.0.1) network ports",
+                need="gloo",
+            )
+        )
     if bandwidth:
         from torchcourse.timing import copy_bandwidth
 
@@ -284,18 +413,63 @@ def run(compile_check: bool = True, bandwidth: bool = True) -> list[Item]:
     return items
 
 
+def _ranges(numbers: list[str]) -> str:
+    """["00", "01", "02", "05"] -> "00-02, 05"."""
+    runs: list[list[int]] = []
+    for n in sorted(int(x) for x in numbers):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]:02d}" if len(r) == 1 else f"{r[0]:02d}-{r[-1]:02d}" for r in runs)
+
+
+def readiness(items: list[Item]) -> dict[str, list[str]]:
+    """Module numbers by outcome, ``{"ready": [...], "partly": [...], "not": [...]}``: a module is
+    not ready when a need of its whole lesson failed, partly ready when a need of one section
+    failed. Fatal items make every module not ready."""
+    from torchcourse.authoring.course import MODULES
+
+    if any(i.fatal and not i.ok for i in items):
+        return {"ready": [], "partly": [], "not": [m.number for m in MODULES]}
+    missing = {i.need for i in items if i.need and not i.ok}
+    out: dict[str, list[str]] = {"ready": [], "partly": [], "not": []}
+    for m in MODULES:
+        key = "not" if missing & set(m.needs) else "partly" if missing & set(m.partly) else "ready"
+        out[key].append(m.number)
+    return out
+
+
+def verdict(items: list[Item]) -> str:
+    """The last line of the report: what this machine can run, per part of the course."""
+    if any(i.fatal and not i.ok for i in items):
+        return "Verdict: not ready: the course cannot run here yet; fix the ✗ lines above."
+    parts = readiness(items)
+    missing = [i.need for i in items if i.need and not i.ok]
+    why = "; ".join(dict.fromkeys(NEED_WORDS[n] for n in missing))
+    notes = len([i for i in items if not i.ok and not i.need])
+    tail = f" ({notes} note(s), marked !, above)" if notes else ""
+    if not parts["partly"] and not parts["not"]:
+        return f"Verdict: ready for every module ({_ranges(parts['ready'])}){tail}."
+    text = f"Verdict: ready for {_ranges(parts['ready'])}"
+    if parts["partly"]:
+        text += f"; partly for {_ranges(parts['partly'])} (a section needs what is missing)"
+    if parts["not"]:
+        text += f"; not ready for {_ranges(parts['not'])}"
+    return f"{text}: {why}{tail}."
+
+
+def exit_code(items: list[Item]) -> int:
+    """:data:`EXIT_READY`, :data:`EXIT_PARTLY` or :data:`EXIT_NOT_READY` for these items."""
+    parts = readiness(items)
+    if not parts["ready"] and not parts["partly"]:
+        return EXIT_NOT_READY
+    return EXIT_READY if not parts["partly"] and not parts["not"] else EXIT_PARTLY
+
+
 def report(items: list[Item]) -> str:
-    """The preflight as text, ending with a one-line verdict."""
-    lines = [item.line() for item in items]
-    fatal = [i for i in items if i.fatal and not i.ok]
-    warnings = [i for i in items if not i.ok and not i.fatal]
-    if fatal:
-        lines.append("Verdict: the course cannot run here yet; fix the ✗ lines above.")
-    elif warnings:
-        lines.append(f"Verdict: ready, with {len(warnings)} note(s) (!) above.")
-    else:
-        lines.append("Verdict: ready, everything the course uses works here.")
-    return "\n".join(lines)
+    """The preflight as text, ending with the one-line verdict."""
+    return "\n".join([*(item.line() for item in items), verdict(items)])
 
 
 def main() -> int:
@@ -307,7 +481,7 @@ def main() -> int:
     except ImportError:
         pass
     print(report(items))
-    return 1 if any(i.fatal and not i.ok for i in items) else 0
+    return exit_code(items)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+PREREQ_PARAGRAPH = re.compile(r"\*\*Prerequisites\.\*\*(.*?)(?:\n#\s*\n|\n[^#])", re.DOTALL)
 TIME_LINE = re.compile(r"\*\*Time\.\*\*\s+(?:about\s+)?(\d+) min teaching, (?:about\s+)?(\d+) min exercises")
 
 
@@ -25,6 +26,11 @@ class Module:
     # what the module wants on Colab: "cpu", "gpu" (its subject is the GPU) or "gpu-optional"
     # (a few cells use a GPU when there is one); the setup cell (torchcourse.authoring.colab) says it
     runtime: str = "cpu"
+    # what the whole lesson needs to run as written (the preflight's verdict reads it):
+    # "compiler" (a C++ compiler for torch.compile on the CPU), "gloo" (torch.distributed between
+    # local processes); ``partly``: needed by one section only (the rest runs without it)
+    needs: tuple[str, ...] = ()
+    partly: tuple[str, ...] = ()
 
     @property
     def stem(self) -> str:
@@ -40,6 +46,22 @@ class Module:
             return None
         m = TIME_LINE.search(self.path("notebooks", ".py").read_text(encoding="utf-8"))
         return (int(m.group(1)), int(m.group(2))) if m else None
+
+    @property
+    def prerequisites(self) -> list[str]:
+        """Module numbers named by the lesson's "**Prerequisites.**" paragraph ("Modules 00-06"
+        counts as a range), in order, without duplicates and without this module."""
+        if not self.written:
+            return []
+        m = PREREQ_PARAGRAPH.search(self.path("notebooks", ".py").read_text(encoding="utf-8"))
+        if not m:
+            return []
+        text, known = re.sub(r"\n#\s*", " ", m.group(1)), {mod.number for mod in MODULES}
+        found: list[str] = []
+        for lo, hi, single in re.findall(r"\b(\d\d)\s*[-–]\s*(\d\d)\b|\b(\d\d)\b", re.sub(r"\(\S*\.ipynb\)", "", text)):
+            numbers = [f"{n:02d}" for n in range(int(lo), int(hi) + 1)] if lo else [single]
+            found += [n for n in numbers if n in known and n != self.number and n not in found]
+        return found
 
     @property
     def written(self) -> bool:
@@ -105,18 +127,21 @@ MODULES = [
         "compile_fusion",
         "torch.compile: fusion and overhead",
         "Monte Carlo pi, generated code, break-even, cache, modes, compiled vs eager numerics, TORCH_TRACE",
+        needs=("compiler",),
     ),
     Module(
         "10",
         "recompilation",
         "Recompilation and dynamic shapes",
         "guards, recompiles on dtype/device/shape, dynamic=None/True/False, mark_dynamic, recompile_limit",
+        needs=("compiler",),
     ),
     Module(
         "11",
         "graph_breaks",
         "Graph breaks",
         "data-dependent control flow, explain(), torch.where, torch.cond, scalar outputs, custom ops, CUDA graphs",
+        needs=("compiler",),
     ),
     Module(
         "12",
@@ -125,6 +150,7 @@ MODULES = [
         "K-Means step, numpy_default_float, tensors in and out, roofline, np.random under compile, "
         "NumPy that graph-breaks, Numba and JAX beside",
         runtime="gpu-optional",
+        needs=("compiler",),
     ),
     Module(
         "13",
@@ -132,18 +158,21 @@ MODULES = [
         "Case study: genetic-algorithm fitness",
         "three fitness functions in five variants, the int8 sum trap, rewrites on columns, a compiled GA, "
         "Numba and JAX beside, the first call",
+        needs=("compiler",),
     ),
     Module(
         "14",
         "autograd_calculus",
         "Autograd as a calculus engine",
         "gradients of plain functions, Newton's method, penalties, torch.func",
+        partly=("compiler",),
     ),
     Module(
         "15",
         "distributed_tensors",
         "Distributed tensors",
         "torch.distributed with gloo, torchrun, DeviceMesh and DTensor, collectives",
+        needs=("gloo",),
     ),
     Module(
         "16",
@@ -157,6 +186,7 @@ MODULES = [
         "compile_once",
         "Compile once: caches, export and ahead-of-time",
         "the inductor cache across processes, cache artefacts, torch.export and Dim, AOTInductor packages",
+        needs=("compiler",),
     ),
 ]
 
