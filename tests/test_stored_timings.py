@@ -148,3 +148,13 @@ def _make_disturbed():
 def test_format_ratio_never_prints_zero(ratio, text):
     assert timing.format_ratio(ratio) == text
     assert not ZERO_RATIO.search(timing.format_ratio(ratio))
+
+
+def _disturbed_in_child():
+    return timing.measure(_make_disturbed(), repeat=7, number=1, warmup=0).disturbed
+
+
+def test_a_disturbed_timing_in_a_fresh_process_is_said_here(monkeypatch, capsys):
+    monkeypatch.setenv("TORCHCOURSE_ALLOW_DISTURBED", "1")
+    assert timing.in_fresh_process(_disturbed_in_child).value is True
+    assert timing.DISTURBED_MARK in capsys.readouterr().err

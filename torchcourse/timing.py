@@ -331,6 +331,9 @@ def in_fresh_process(fn: Callable[..., Any], *args: Any, threads: int = 1, **kwa
         proc = subprocess.run([sys.executable, "-c", _CHILD, path], env=env, capture_output=True, text=True)
         if proc.returncode != 0:
             raise RuntimeError(f"{fn.__qualname__} failed in a fresh process:\n{proc.stderr[-2000:]}")
+        for line in proc.stderr.splitlines():  # a disturbed timing in the child is said here too
+            if DISTURBED_MARK in line:
+                print(line, file=sys.stderr)
         with open(path, "rb") as f:
             return pickle.load(f)
 
