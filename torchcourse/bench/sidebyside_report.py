@@ -20,6 +20,58 @@ def _pinned(report: dict[str, Any]) -> str:
     )
 
 
+def spread(row: dict[str, Any]) -> float:
+    """A row's run-to-run spread: its median over its minimum, minus one (0.05 = 5%)."""
+    return row["median_s"] / row["min_s"] - 1
+
+
+def verdict(rows: list[dict[str, Any]], group: str) -> dict[str, Any] | None:
+    """The course's fastest variant of ``group`` against the fastest peer, and the verdict:
+    "course ahead" or "<tool> ahead" only where the minimum and the median agree and the margin
+    between the minimums exceeds both rows' spread; "a tie" otherwise. None without peers."""
+    mine = [r for r in rows if r["group"] == group and r["tool"] == "torch" and r["how"] != "probe"]
+    peers = [r for r in rows if r["group"] == group and r["tool"] in ("Numba", "JAX")]
+    if not mine or not peers:
+        return None
+    c, p = min(mine, key=lambda r: r["min_s"]), min(peers, key=lambda r: r["min_s"])
+    fast, slow = (c, p) if c["min_s"] < p["min_s"] else (p, c)
+    margin = slow["min_s"] / fast["min_s"] - 1
+    beyond = fast["median_s"] < slow["median_s"] and margin > max(spread(c), spread(p))
+    who = "course" if fast is c else p["tool"]
+    return {
+        "course": c,
+        "peer": p,
+        "margin": margin,
+        "spread": max(spread(c), spread(p)),
+        "verdict": f"{who} ahead" if beyond else "a tie",
+    }
+
+
+def caveat(report: dict[str, Any], group: str, peer: dict[str, Any]) -> str:
+    """What keeps a peer's row from being its best, where the run shows it."""
+    ir = report.get("numba_ir", {})
+    if group == "ga fitness 3" and peer["tool"] == "Numba" and ir and not ir.get("USING_SVML"):
+        return (
+            "Numba without a vector maths library (SVML not installed): its sin and cos run one value "
+            "at a time; not Numba at its best"
+        )
+    return ""
+
+
+def unlike_rows(report: dict[str, Any]) -> list[str]:
+    """Sentences naming the rows of this run that do not compare like with like."""
+    variants = {(r["group"], r["variant"]) for r in report["rows"]}
+    found = []
+    g = "ga fitness 1 (sum)"
+    if (g, "torch compiled, dtype=int32") in variants and (g, "torch.compile of the NumPy code") not in variants:
+        found.append(
+            "ga fitness 1: torch's 'as written' row is the int32 sum (the course's fix), while JAX's 'as "
+            "written' row is NumPy's code with its int64 sum; torch.compile of NumPy's int64 sum was not "
+            "timed, nor a JAX int32 sum, so no row compares the two compilers on the same code."
+        )
+    return found
+
+
 def markdown(report: dict[str, Any]) -> str:
     m, lim = report["machine"], report["limits"]
     lines = [
@@ -58,8 +110,8 @@ def markdown(report: dict[str, Any]) -> str:
     lines += [
         "",
         "| workload | tool | variant | how | min | median | x NumPy | MB read / written | % of the matching limit | "
-        "cores busy | first call | same as NumPy |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "cores busy | same as NumPy |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in report["rows"]:
         lines.append(
@@ -67,20 +119,35 @@ def markdown(report: dict[str, Any]) -> str:
             f"{format_seconds(r['median_s'])} | {r['x_numpy']:.1f} | "
             f"{r['bytes_read'] / 1e6:,.0f} / {r['bytes_written'] / 1e6:,.0f} | "
             f"{r['pct_of_limit']:.0f}% of {r['limit']} | {r.get('cores_used', float('nan')):.2f} | "
-            f"{format_seconds(r['first_call_s'])} | "
             f"{'yes' if r['correct'] else '**NO**'}: {r['check']} |"
         )
     lines += ["", "## Fastest of the course's variants against the fastest peer", ""]
     lines += [
-        "| workload | course's fastest | peer's fastest | course ahead | course's % of limit |",
-        "|---|---|---|---|---|",
+        "A row is called faster only where its minimum and its median are both lower and the margin between "
+        "the minimums exceeds the spread of both rows (median over minimum, minus one); otherwise the two are "
+        "a tie.",
+        "",
+        "| workload | course's fastest (min / median) | fastest peer (min / median) | verdict | "
+        "course's % of limit | caveat |",
+        "|---|---|---|---|---|---|",
     ]
     for g, w in report["winners"].items():
-        peer = f"{w['peer']} ({format_seconds(w['peer_s'])})" if "peer" in w else "(peers not installed)"
-        ahead = {True: "yes", False: "**no**", None: ""}[w.get("ahead")]
+        v = verdict(report["rows"], g)
+        if v is None:
+            lines.append(
+                f"| {g} | {w['course']} ({format_seconds(w['course_s'])}) | (peers not installed) | | "
+                f"{w['pct_of_limit']:.0f}% | |"
+            )
+            continue
+        c, p = v["course"], v["peer"]
         lines.append(
-            f"| {g} | {w['course']} ({format_seconds(w['course_s'])}) | {peer} | {ahead} | {w['pct_of_limit']:.0f}% |"
+            f"| {g} | {c['variant']} ({format_seconds(c['min_s'])} / {format_seconds(c['median_s'])}) | "
+            f"{p['tool']}: {p['variant']} ({format_seconds(p['min_s'])} / {format_seconds(p['median_s'])}) | "
+            f"{v['verdict']} | {c['pct_of_limit']:.0f}% | {caveat(report, g, p)} |"
         )
+    unlike = unlike_rows(report)
+    if unlike:
+        lines += ["", "Rows that are not like for like in this run:", ""] + [f"* {u}" for u in unlike]
     if "numba_ir" in report:
         ir = dict(report["numba_ir"])
         svml = ir.pop("USING_SVML")
@@ -126,8 +193,9 @@ def markdown(report: dict[str, Any]) -> str:
         "the result's (each variant's own output dtype). % of the matching limit: the least time that traffic "
         "takes at the measured read, write or copy bandwidth (timing.Limits.for_traffic), or for fitness 3, "
         "where it is longer, the time the measured sin + cos rate takes, over the row's time. "
-        "First call: the first call's time in this process (compiles for torch, Numba and JAX; JAX and torch "
-        "compile per shape, Numba per type). The first-call table: fresh processes, 'cold' with an empty cache "
+        "First calls are compared only in the first-call table (the in-process first calls of the timed run "
+        "are not shown: torch's there were served by inductor's default cache folder, warm in that run, beside "
+        "cold Numba and JAX compiles). The first-call table: fresh processes, 'cold' with an empty cache "
         "folder, 'warm' with the folder the cold process filled; each kernel's figure is its first call less its "
         "best later call, and the first kernel also pays the compiler's own start (inductor's, Numba's, XLA's); "
         "'whole process' includes starting Python and importing torch.",
