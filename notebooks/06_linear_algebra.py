@@ -47,7 +47,7 @@ from torchcourse.preflight import check_torch
 _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 06 · Linear algebra
@@ -81,7 +81,7 @@ import math
 import matplotlib.pyplot as plt
 import torch
 
-from torchcourse import claim, format_seconds, gpu_skip_message, measure, pick_device
+from torchcourse import claim, format_seconds, gpu_skip_message, measure, pick_device, predict, reveal
 from torchcourse.bench.workloads.matmul import gflops, matmul_flops, time_matmuls
 from torchcourse.timing import in_fresh_process, interleaved, numpy_blas_threads
 
@@ -130,6 +130,49 @@ print("A @ x == b:", same(A @ x, b))
 # its norm is the number to watch. `same(a, b)`, defined in the first cell, is module 04's
 # `torch.testing.assert_close` as True or False: its tolerances follow the dtype (for float64,
 # `rtol` and `atol` of 1e-7), unlike `torch.allclose`'s one setting for every dtype.
+#
+# ### A singular matrix need not raise
+#
+# The residual matters most when the matrix is singular. `[[1, 2, 3], [4, 5, 6], [7, 8, 9]]` has rank 2
+# (the third row is twice the second minus the first), so `S x = b` has no unique solution, and for
+# `b = (1, 0, 0)` no solution at all.
+#
+# **Predict 06.p1.** Does `torch.linalg.solve(S, b)` raise an error for this float64 matrix?
+# Write True or False.
+
+# %%
+predict("06.p1", None)  # replace None with your prediction
+
+# %%
+S = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]], dtype=torch.float64)
+b_s = torch.tensor([1.0, 0.0, 0.0], dtype=torch.float64)
+try:
+    x_s, info = torch.linalg.solve_ex(S, b_s)  # solve_ex: an info code instead of an exception
+    raised = False
+    rel_residual = ((S @ x_s - b_s).norm() / b_s.norm()).item()
+    print("rank:", torch.linalg.matrix_rank(S).item(), "| info:", info.item(), "(0: LU met no zero pivot)")
+    print("largest |x|: above 1e14:", x_s.abs().max().item() > 1e14)
+    print("cond(S) above 1e15:", torch.linalg.cond(S).item() > 1e15)
+    print(f"relative residual |S x - b| / |b| above 0.4: {rel_residual > 0.4}")
+except RuntimeError:
+    raised = True
+    print("solve raised on this machine")
+# by construction: b's distance to the range of S (the left null vector is (1, -2, 1)) is 1/sqrt(6)
+claim(raised or rel_residual > 0.4, "no x brings the residual below 0.4: b is not in the range of S")
+reveal(
+    "06.p1",
+    raised,
+    why="LU raises only on an exactly zero pivot; in float64 rounding leaves a pivot of about 1e-16, so solve "
+    "divides by it and returns numbers near 1e16 without a word. The residual and `cond` tell you.",
+)
+
+# %% [markdown]
+# `solve` raised nothing: `torch.linalg.LinAlgError` comes only when the LU factorisation meets a pivot
+# that is *exactly* zero, and rounding rarely leaves one. So check what you got: the residual
+# `A @ x - b` (here at least 0.4 times `b`), `torch.linalg.cond(A)` (above 1e15 here: all of float64's
+# digits lost), or `torch.linalg.solve_ex`, whose `info` is nonzero only where `solve` would raise. In a
+# batch, one exactly singular matrix makes `solve` raise for the whole batch; `solve_ex` returns one `info`
+# per matrix instead. For a rank-deficient system, `lstsq` or `pinv` (below) give the least-squares answer.
 #
 # ## Many systems at once
 #
@@ -398,9 +441,14 @@ print("L @ L.T == S, and both Cholesky solves agree with solve: checked by asser
 # tolerances, so the line above prints only when all three comparisons passed.
 #
 # `cholesky` is also a **test** of positive-definiteness: it fails on a matrix that is not.
-# `torch.linalg.cholesky_ex` returns the factor and an `info` code instead of raising: 0 means
-# success, k > 0 that the leading k×k block is not positive-definite. It reads only the lower
-# triangle and does not check symmetry, so make sure your matrix is symmetric:
+# `torch.linalg.cholesky_ex` is the variant that returns an `info` code instead of raising:
+#
+# **Predict 06.p2.** Change one entry of `S5`'s *upper* triangle to 1000, so the matrix is no longer
+# symmetric. What does `torch.linalg.cholesky` do with it? Write `"raises"`, `"same factor"` (as for `S5`)
+# or `"other factor"`.
+
+# %%
+predict("06.p2", None)  # replace None with your prediction
 
 # %%
 not_pd = torch.tensor([[1.0, 2.0], [2.0, 1.0]], dtype=torch.float64)  # eigenvalues 3 and -1
@@ -412,7 +460,23 @@ print(
 )
 upper_changed = S5.clone()
 upper_changed[0, 4] = 1000.0  # only the upper triangle changed: no longer symmetric
-print("same factor from the non-symmetric copy:", torch.equal(torch.linalg.cholesky(upper_changed), L5))
+try:
+    outcome = "same factor" if torch.equal(torch.linalg.cholesky(upper_changed), L5) else "other factor"
+except RuntimeError:
+    outcome = "raises"
+print("cholesky of the non-symmetric copy:", outcome)
+reveal(
+    "06.p2",
+    outcome,
+    choices=("raises", "same factor", "other factor"),
+    why="the factor is built from the lower triangle alone, so the changed upper entry is never read.",
+)
+
+# %% [markdown]
+# `torch.linalg.cholesky_ex` returns the factor and an `info` code instead of raising: 0 means success,
+# k > 0 that the leading k×k block is not positive-definite. `cholesky` and `cholesky_ex` read only the
+# lower triangle and never check symmetry: a non-symmetric matrix gives the factor of another one, without
+# an error. Make sure your matrix is symmetric.
 
 # %% [markdown]
 # Half the FLOPs: does it take half the time? The next cell times the two factorisations of the
@@ -628,7 +692,8 @@ print("without the cutoff, entries blow up (above 1e10, or not finite):", not no
 # For a **symmetric** (or Hermitian) matrix use `eigh`: the eigenvalues are real, come back
 # in ascending order, and the eigenvectors are orthonormal. A classic: the second-difference
 # matrix (2 on the diagonal, -1 beside it), whose eigenvalues are known exactly,
-# $2 - 2\cos(k\pi/(n+1))$.
+# $2 - 2\cos(k\pi/(n+1))$. Like `cholesky`, `eigh` reads only the lower triangle (`UPLO="L"`) and
+# never checks symmetry: given a non-symmetric matrix it silently returns the eigenvalues of another one.
 
 # %%
 n = 5
@@ -643,6 +708,9 @@ print("eigenvalues:", evals.round(decimals=4))
 print("match the formula:", same(evals, 2 - 2 * torch.cos(k * math.pi / (n + 1))))
 print("L V == V diag(λ):", same(L @ evecs, evecs * evals))
 print("V is orthonormal:", same(evecs.T @ evecs, torch.eye(n, dtype=torch.float64)))
+skewed = L.clone()
+skewed[0, 4] = 7.0  # upper triangle only: not symmetric any more
+print("eigh ignores the upper triangle:", same(torch.linalg.eigh(skewed).eigenvalues, evals))
 
 # %% [markdown]
 # Notice what is *not* printed: the eigenvectors themselves. If `v` is an eigenvector, so is
@@ -652,12 +720,25 @@ print("V is orthonormal:", same(evecs.T @ evecs, torch.eye(n, dtype=torch.float6
 # A **general** matrix can have complex eigenvalues, so `eig` and `eigvals` always return a
 # complex dtype, in no guaranteed order. The companion matrix of a polynomial has the
 # polynomial's roots as eigenvalues (this is how `numpy.roots` works). For
-# $p(x) = x^3 - 4x^2 + 9x - 10 = (x - 2)(x^2 - 2x + 5)$ the roots are $2$ and $1 \pm 2i$:
+# $p(x) = x^3 - 4x^2 + 9x - 10 = (x - 2)(x^2 - 2x + 5)$ the roots are $2$ and $1 \pm 2i$.
+#
+# **Predict 06.p3.** What dtype does `torch.linalg.eigvals` return for a real float64 matrix?
+# Write one of `"float64"`, `"complex64"`, `"complex128"`.
+
+# %%
+predict("06.p3", None)  # replace None with your prediction
 
 # %%
 C = torch.tensor([[4.0, -9.0, 10.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], dtype=torch.float64)
 lam = torch.linalg.eigvals(C)
 print("dtype:", lam.dtype)
+reveal(
+    "06.p3",
+    lam.dtype,
+    choices=("float64", "complex64", "complex128"),
+    why="a real matrix can have complex eigenvalues, so eig and eigvals always return the complex dtype of the "
+    "input's precision, even when every eigenvalue is real.",
+)
 
 
 def sorted_rounded(values, digits=6):
@@ -676,7 +757,7 @@ print("C V == V diag(λ):", same(C.to(V2.dtype) @ V2, V2 * lam2))
 # (where an eigenvalue repeats, they usually are not). `eigvalsh`/`eigvals`
 # skip the eigenvectors when you need only the values.
 #
-# ## `tensordot` and `tensorsolve`
+# ## `tensordot` and `tensorsolve` (optional)
 #
 # A matrix product sums over one shared index. `torch.tensordot(a, b, dims=k)` sums over the
 # last `k` dimensions of `a` and the first `k` of `b`, for tensors of any number of
@@ -711,7 +792,7 @@ X_flat = torch.linalg.solve(T.reshape(6, 6), B_grid.reshape(6))
 print("same as a 6x6 solve:", same(X_grid, X_flat.reshape(2, 3)))
 
 # %% [markdown]
-# ## How fast is a matrix product?
+# ## How fast is a matrix product? (optional)
 #
 # An $n \times n$ by $n \times n$ product does $n^3$ multiplications and about as many additions:
 # **$2n^3$ floating-point operations** (FLOPs). Divide by the time to get FLOP/s. It touches
@@ -840,8 +921,10 @@ else:
 # %% [markdown]
 # ## Common mistakes
 #
-# **Solving with a singular matrix.** A matrix whose rows are multiples of each other has no
-# unique solution. PyTorch raises `torch.linalg.LinAlgError` (use `lstsq` or `pinv` instead):
+# **Trusting `solve` to refuse a singular matrix.** It raises `torch.linalg.LinAlgError` only when LU
+# meets an exactly zero pivot, as here, where every step is exact; the rank-2 `S` above got numbers
+# near 1e16 and no error. Check the residual or `solve_ex`'s `info`, and use `lstsq` or `pinv` for a
+# rank-deficient system:
 
 # %% tags=["raises-exception"]
 torch.linalg.solve(torch.tensor([[1.0, 2.0], [2.0, 4.0]]), torch.tensor([1.0, 2.0]))

@@ -134,10 +134,79 @@ def _():
         torch.linalg.solve(_matrix(3), torch.ones(3))
 
 
-@fact("06", "singular-raises-linalgerror", "PyTorch raises `torch.linalg.LinAlgError`")
+@fact(
+    "06",
+    "singular-raises-only-on-exact-zero-pivot",
+    "It raises `torch.linalg.LinAlgError` only when LU meets an exactly zero pivot",
+    rival="solve checks the rank or the condition number: S has rank 2 and cond above 1e15 in float64, yet passes; "
+    "what decides is whether LU's last pivot came out exactly zero (the exact 2x2 case, and S in float32 here)",
+)
 def _():
     with pytest.raises(torch.linalg.LinAlgError):
         torch.linalg.solve(torch.tensor([[1.0, 2.0], [2.0, 4.0]]), torch.tensor([1.0, 2.0]))
+    S = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]], dtype=F64)
+    b = torch.tensor([1.0, 0.0, 0.0], dtype=F64)
+    assert torch.linalg.matrix_rank(S).item() == 2 and torch.linalg.cond(S).item() > 1e15
+    pivot = torch.linalg.lu_factor(S).LU[2, 2].item()
+    x, info = torch.linalg.solve_ex(S, b)
+    assert pivot != 0.0 and info.item() == 0 and x.abs().max().item() > 1e14  # the tiny pivot, divided by
+    torch.linalg.solve(S, b)  # and no exception
+    assert torch.linalg.inv_ex(S).info.item() == 0  # inv: the same LU, the same silence
+    # whichever way rounding goes, the zero-pivot case is the one that raises, and info says where
+    for dtype in (torch.float32, F64):
+        zero = torch.linalg.lu_factor_ex(S.to(dtype)).LU[2, 2].item() == 0.0
+        assert (torch.linalg.solve_ex(S.to(dtype), b.to(dtype)).info.item() != 0) == zero
+
+
+@fact(
+    "06",
+    "batch-raises-whole-solve-ex-per-matrix",
+    "In a batch, one exactly singular matrix makes `solve` raise for the whole batch; `solve_ex` returns one `info` "
+    "per matrix instead.",
+)
+def _():
+    A = torch.stack(
+        [torch.eye(2, dtype=F64), torch.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=F64), 2 * torch.eye(2, dtype=F64)]
+    )
+    with pytest.raises(torch.linalg.LinAlgError, match="Batch element 1"):
+        torch.linalg.solve(A, torch.ones(3, 2, dtype=F64))
+    assert torch.linalg.solve_ex(A, torch.ones(3, 2, dtype=F64)).info.tolist() == [0, 2, 0]
+
+
+@fact(
+    "06",
+    "singular-residual-floor",
+    "no x brings the residual below 0.4: b is not in the range of S",
+)
+def _():
+    S = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]], dtype=F64)
+    b = torch.tensor([1.0, 0.0, 0.0], dtype=F64)
+    best = torch.linalg.lstsq(S, b.unsqueeze(-1), driver="gelsd").solution.squeeze(-1)  # the smallest residual
+    assert abs((S @ best - b).norm().item() - 1 / 6**0.5) < 1e-12 and 1 / 6**0.5 > 0.4
+
+
+@fact(
+    "06",
+    "eigh-reads-lower-triangle",
+    '`eigh` reads only the lower triangle (`UPLO="L"`) and never checks symmetry',
+)
+def _():
+    M = torch.tensor([[2.0, 9.0], [1.0, 3.0]], dtype=F64)  # not symmetric
+    lower = torch.tril(M) + torch.tril(M, -1).T
+    assert torch.equal(torch.linalg.eigh(M).eigenvalues, torch.linalg.eigh(lower).eigenvalues)
+    upper = torch.triu(M) + torch.triu(M, 1).T
+    assert torch.allclose(torch.linalg.eigh(M, UPLO="U").eigenvalues, torch.linalg.eigh(upper).eigenvalues)
+
+
+@fact(
+    "06",
+    "eigvals-always-complex",
+    "always return a complex dtype",
+)
+def _():
+    for real, cplx in ((torch.float32, torch.complex64), (F64, torch.complex128)):
+        eye = torch.eye(3, dtype=real)  # every eigenvalue real, still complex
+        assert torch.linalg.eigvals(eye).dtype == cplx and torch.linalg.eig(eye).eigenvalues.dtype == cplx
 
 
 # ---- Cholesky, SVD, pinv ------------------------------------------------------------------------------
@@ -183,8 +252,8 @@ def _():
     "06",
     "cholesky-ex-info",
     "`torch.linalg.cholesky_ex` returns the factor and an `info` code instead of raising: 0 means success, "
-    "k > 0 that the leading k×k block is not positive-definite. It reads only the lower triangle and does "
-    "not check symmetry",
+    "k > 0 that the leading k×k block is not positive-definite. `cholesky` and `cholesky_ex` read only the "
+    "lower triangle and never check symmetry",
 )
 def _():
     assert torch.linalg.cholesky_ex(_spd()).info.item() == 0
