@@ -9,8 +9,10 @@
 #               results/peers.md (PEERS_ARGS="--threads 1 --quick" etc.)
 #   make drift TORCH=2.15.0   the suite on another torch, in .drift/venv-<version>, version-tolerant:
 #               report in results/drift-<version>.md (CONTRIBUTING, "Other torch versions")
-#   TORCH_INDEX=cpu (any target that installs): torch from PyTorch's CPU wheel index, no CUDA libraries
-# Nothing is installed outside .venv (and .drift/, .peers/); no kernel is registered globally.
+#   make hub    a JupyterHub for a room (hub/README.md), in .hub/ (never .venv); make hub-test: its browser test
+#   TORCH_INDEX=cpu|pypi (any target that installs): torch's build; empty: the CPU build unless an NVIDIA
+#               driver is present (scripts/install.py, the one install script: lab, test, container, Binder, hub)
+# Nothing is installed outside .venv (and .drift/, .peers/, .hub/); no kernel is registered globally.
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -28,10 +30,12 @@ PYTEST_ARGS := -p no:cacheprovider --nbval --nbval-current-env \
 	--nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout 300 tests $(NOTEBOOK_DIRS)
 PYTEST := $(PY) -m pytest $(PYTEST_ARGS)
 
-# CPU-only install: TORCH_INDEX=cpu installs torch (only torch) from PyTorch's CPU wheel index,
-# so a laptop without a GPU or a hosted CI runner does not download the CUDA build (GBs).
-# Empty (the default): pip's own choice, as on this course's machines. PIP_TORCH_ARGS overrides.
+# torch's build: scripts/install.py takes the CPU build from PyTorch's CPU wheel index where no NVIDIA
+# driver is present (falling back at once to pip's own choice where that index is unreachable).
+# TORCH_INDEX=cpu forces the CPU build, TORCH_INDEX=pypi pip's own choice. PIP_TORCH_ARGS: the drift
+# and peers venvs, which install by hand.
 TORCH_INDEX ?=
+INSTALL := scripts/install.py --venv $(VENV) $(if $(TORCH_INDEX),--torch $(TORCH_INDEX))
 PIP_TORCH_ARGS ?= $(if $(filter cpu,$(TORCH_INDEX)),--index-url https://download.pytorch.org/whl/cpu)
 TORCH_PIN := $(shell sed -n 's/^torch==//p' requirements.txt)
 
@@ -69,14 +73,17 @@ python-check:
 	exit 1; }
 
 help:
-	@sed -n "1,13p" Makefile
+	@sed -n "1,15p" Makefile
 
-$(STAMP): requirements.txt pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(if $(PIP_TORCH_ARGS),$(PY) -m pip install --quiet torch==$(TORCH_PIN) $(PIP_TORCH_ARGS))
-	$(PY) -m pip install --quiet -r requirements.txt
-	$(PY) -m pip install --quiet --no-deps -e .
+# What a learner runs (requirements.txt + torchcourse): make lab. The test, lint and browser tools
+# (requirements-dev.txt) come only with DEV_STAMP: make test, make lint, make notebooks.
+$(STAMP): requirements.txt pyproject.toml scripts/install.py
+	$(PYTHON) $(INSTALL)
+	@touch $@
+
+DEV_STAMP := $(VENV)/.installed-dev
+$(DEV_STAMP): $(STAMP) requirements-dev.txt
+	$(PYTHON) $(INSTALL) --dev
 	@touch $@
 
 install: python-check $(STAMP)
@@ -85,7 +92,7 @@ install: python-check $(STAMP)
 # `make site`, `make pdf` and `make test` (whose tests build the site); `make lab` does without.
 SITE_STAMP := $(VENV)/.installed-site
 $(SITE_STAMP): $(STAMP) requirements-site.txt
-	$(PY) -m pip install --quiet -r requirements-site.txt
+	$(PY) -m pip install -r requirements-site.txt
 	@touch $@
 
 # The browser test drives Debian's Chromium (never a downloaded browser build).
@@ -96,20 +103,24 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "note: $(CHROMIUM) is missing and this is not root: run 'sudo apt-get install chromium' or the browser test fails"; fi
 
+# Learners work in work/ (git-ignored): the first `make lab` copies the lessons and exercises
+# there, later ones add what is new and never overwrite a learner's file, so `git pull` never
+# clashes with their answers (scripts/workcopy.py).
 lab: python-check $(STAMP)
+	$(PY) scripts/workcopy.py
 	JUPYTERLAB_WORKSPACES_DIR=$(CURDIR)/.venv/jupyter-workspaces \
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(CURDIR) notebooks/00_start_here.ipynb $(ROOT_FLAG) $(LAB_ARGS)
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(CURDIR)/work work/notebooks/00_start_here.ipynb $(ROOT_FLAG) $(LAB_ARGS)
 
 # The pre-commit hooks (ruff lint and format, build --check), the same as on every commit.
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	PRE_COMMIT_HOME=$(CURDIR)/.venv/pre-commit $(VENV)/bin/pre-commit run --all-files --show-diff-on-failure
 
-test: python-check $(STAMP) $(SITE_STAMP) browser lint
+test: python-check $(DEV_STAMP) $(SITE_STAMP) browser lint
 	@rc=0; $(PYTEST) $(TEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests; that is a failure"; exit 1; fi; \
 	exit $$rc
 
-notebooks: $(STAMP)
+notebooks: $(DEV_STAMP)
 	$(PY) -m torchcourse.authoring.build $(BUILD_ARGS)
 
 bench: $(STAMP)
@@ -137,7 +148,7 @@ site: python-check $(SITE_STAMP)
 pdf: python-check $(SITE_STAMP) browser
 	$(PY) -m torchcourse.authoring.site --pdf $(SITE_ARGS)
 
-check-notebooks: $(STAMP)
+check-notebooks: $(DEV_STAMP)
 	$(PY) -m torchcourse.authoring.build --check
 
 # The whole suite (tests/ and the three notebook folders) on torch $(TORCH), version-tolerant
@@ -150,9 +161,29 @@ drift: python-check browser
 	$(DRIFT_PY) -m pip install --quiet --upgrade pip
 	$(DRIFT_PY) -m pip install --quiet torch==$(TORCH) $(PIP_TORCH_ARGS) $(DRIFT_PIP_ARGS)
 	grep -v '^torch==' requirements.txt > $(DRIFT_VENV)/requirements-other.txt
-	$(DRIFT_PY) -m pip install --quiet -r $(DRIFT_VENV)/requirements-other.txt -r requirements-site.txt
+	$(DRIFT_PY) -m pip install --quiet -r $(DRIFT_VENV)/requirements-other.txt -r requirements-dev.txt -r requirements-site.txt
 	$(DRIFT_PY) -m pip install --quiet --no-deps -e .
 	$(DRIFT_PY) -m torchcourse.authoring.drift --out results/drift-$(TORCH).md -- $(PYTEST_ARGS) $(TEST_ARGS)
+
+# A JupyterHub for a room (hub/README.md): JupyterHub from PyPI and the learner's packages in
+# .hub/venv (the same install script), configurable-http-proxy from npm in .hub/node_modules; run
+# as root. HUB_PASSWORD is the shared password learners type; HUB_IP=0.0.0.0 serves the room.
+HUB_DIR := .hub
+HUB_VENV := $(HUB_DIR)/venv
+CHP_VERSION := 5.3.0
+.PHONY: hub hub-install hub-test
+$(HUB_DIR)/.installed: requirements.txt hub/requirements.txt pyproject.toml scripts/install.py
+	$(PYTHON) scripts/install.py --venv $(HUB_VENV) --also hub/requirements.txt $(if $(TORCH_INDEX),--torch $(TORCH_INDEX))
+	npm install --prefix $(HUB_DIR) --no-save --no-audit --no-fund configurable-http-proxy@$(CHP_VERSION)
+	@touch $@
+hub-install: python-check $(HUB_DIR)/.installed
+hub: hub-install
+	@test -n "$$HUB_PASSWORD" || { echo "usage: make hub HUB_PASSWORD=<the password learners type> [HUB_IP=0.0.0.0] (hub/README.md)"; exit 2; }
+	HUB_PASSWORD="$$HUB_PASSWORD" $(HUB_VENV)/bin/jupyterhub -f hub/jupyterhub_config.py
+# The room's first steps in Debian's Chromium: three learners log in on loopback, get the course,
+# open module 00 and run its preflight (tests/test_hub.py; screenshots in build/screenshots/hub/).
+hub-test: hub-install $(DEV_STAMP) browser
+	HUB_TEST=1 $(PY) -m pytest -p no:cacheprovider tests/test_hub.py -v
 
 clean:
 	rm -rf $(VENV) .drift .peers .pytest_cache

@@ -141,7 +141,7 @@ def _stop(launcher: subprocess.Popen, tag: str) -> None:
     procs = {p.pid: p for p in _tagged(tag)}
     try:  # torchrun's own group (the launcher and anything left in it)
         os.killpg(launcher.pid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
+    except (ProcessLookupError, PermissionError, AttributeError):  # Windows: no killpg; psutil below stops them
         pass
     for p in list(procs.values()):
         try:
@@ -156,7 +156,7 @@ def _stop(launcher: subprocess.Popen, tag: str) -> None:
             pass
     try:
         os.killpg(launcher.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
+    except (ProcessLookupError, PermissionError, AttributeError):  # Windows: no killpg, no SIGKILL
         pass
     try:
         launcher.wait(timeout=GRACE_S)
