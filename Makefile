@@ -115,10 +115,22 @@ lab: python-check $(STAMP)
 lint: $(DEV_STAMP)
 	PRE_COMMIT_HOME=$(CURDIR)/.venv/pre-commit $(VENV)/bin/pre-commit run --all-files --show-diff-on-failure
 
+# make test: the whole suite on this Python, then the fast layer (facts, checks, module tests,
+# layout, evidence) on each other supported Python found here, each in .venv-3.X (git-ignored),
+# naming those it skips (scripts/other_pythons.py). OTHER_PYTHONS=none skips that layer;
+# OTHER_PYTHONS="3.13" runs it on those versions only.
+OTHER_PYTHONS ?=
 test: python-check $(DEV_STAMP) $(SITE_STAMP) browser lint
 	@rc=0; $(PYTEST) $(TEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests; that is a failure"; exit 1; fi; \
-	exit $$rc
+	if [ $$rc -ne 0 ]; then exit $$rc; fi; \
+	if [ "$(OTHER_PYTHONS)" = none ]; then echo "make test: the fast layer on other Pythons was skipped (OTHER_PYTHONS=none)"; \
+	else PIP_TORCH_ARGS="$(PIP_TORCH_ARGS)" $(PY) scripts/other_pythons.py $(if $(OTHER_PYTHONS),--only $(OTHER_PYTHONS)); fi
+
+# The fast layer alone, on the other supported Pythons (or OTHER_PYTHONS="3.12 3.13").
+.PHONY: test-pythons
+test-pythons: python-check $(STAMP)
+	PIP_TORCH_ARGS="$(PIP_TORCH_ARGS)" $(PY) scripts/other_pythons.py $(if $(OTHER_PYTHONS),--only $(OTHER_PYTHONS))
 
 notebooks: $(DEV_STAMP)
 	$(PY) -m torchcourse.authoring.build $(BUILD_ARGS)
