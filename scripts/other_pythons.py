@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", default=os.environ.get("OTHER_PYTHONS_WORKERS", "2"))
     args = parser.parse_args(argv)
     default_py = ROOT / ".venv" / "bin" / "python"
-    default = version_of(str(default_py)) if default_py.exists() else "%d.%d" % sys.version_info[:2]
+    default = version_of(str(default_py)) if default_py.exists() else f"{sys.version_info[0]}.{sys.version_info[1]}"
     wanted = args.only or [v for v in SUPPORTED if v != default]
     report, failed = [], False
     for version in wanted:
