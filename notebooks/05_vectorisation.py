@@ -21,33 +21,46 @@
 # Colab runtime: CPU is enough for this module.
 import sys
 
+course_ready = True
 if "google.colab" in sys.modules:
     import os
+    import shutil
     import subprocess
 
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
         if not repo:
-            raise RuntimeError(
-                "This copy of the course names no repository to fetch: run "
-                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            course_ready = False
+            print(
+                "Missing: the course's git address. Run os.environ['TORCHCOURSE_REPO'] = "
+                "'<the course git URL>' in a cell, then this cell again."
             )
-        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
-        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
-        subprocess.run(pip, check=True)
-    sys.path.insert(0, home)
-    print("Colab: the course is in", home)
+        else:
+            git = ["git", "clone", "--quiet", "--depth", "1", repo, home]
+            pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+            for step in (git, pip):
+                done = subprocess.run(step, capture_output=True, text=True)
+                if done.returncode:
+                    course_ready = False
+                    shutil.rmtree(home, ignore_errors=True)
+                    why = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                    print(f"Missing: the course, not fetched from {repo} ({step[0]}: {why}). Run this cell again.")
+                    break
+    if course_ready:
+        sys.path.insert(0, home)
+        print("Colab: the course is in", home)
 else:
     print("Local run: nothing to install.")
-# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
-# saying whether it is supported; an error naming what is missing when it is too old.
-from torchcourse.preflight import check_torch
+if course_ready:
+    # A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+    # saying whether it is supported; an error naming what is missing when it is too old.
+    from torchcourse.preflight import check_torch
 
-_ = check_torch()
+    _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 05 · Vectorisation and measuring speed
@@ -78,7 +91,7 @@ import inspect
 import matplotlib.pyplot as plt
 import torch
 
-from torchcourse import claim, format_seconds, gpu_skip_message, measure, pick_device, time_once
+from torchcourse import claim, format_seconds, gpu_skip_message, measure, pick_device, predict, reveal, time_once
 from torchcourse.bench.workloads.sums import bytes_moved, loop_sum, make_input, time_sums, vectorised_sum
 
 # Every timing in this notebook runs on one thread (the Timer section says why);
@@ -162,6 +175,12 @@ print(f"the median is {timing.median / timing.min - 1:.0%} above the min on this
 #
 # Both run on one thread, like every timing in this notebook: the loop can only use one
 # core anyway, and the `Timer` section below shows why one thread is the fair default.
+#
+# **Predict 05.p1.** At 100,000 float64 elements, how many times slower than `t.sum()` is the
+# Python loop on your machine? Write a number; within a factor of 3 counts as right.
+
+# %%
+predict("05.p1", None)  # replace None with your prediction
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -172,6 +191,13 @@ for r in rows:
     loop = format_seconds(r.loop.min) if r.loop else "skipped"
     ratio = f"{r.ratio:,.0f}x" if r.ratio else ""
     print(f"{r.n:>10,} {loop:>12} {format_seconds(r.vectorised.min):>12} {ratio:>9} {r.vectorised_gbps:>9.1f}")
+reveal(
+    "05.p1",
+    rows[sizes.index(100_000)].ratio,
+    within=3.0,
+    why="each loop step builds a 0-d tensor and dispatches one addition (microseconds), while the "
+    "kernel spends a fraction of a nanosecond per element: thousands of times, more on a fast core.",
+)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -237,9 +263,11 @@ plt.show()
 # * the **vectorised** sum is flat at first: below some ten thousand elements you pay only
 #   the fixed cost of one call (Python → dispatcher → kernel, a microsecond or a few), whatever
 #   the size; then it turns into a line too, limited by how fast the bytes arrive (the
-#   `sum GB/s` column above). Its GB/s is highest for tensors of some hundred kB to several MB,
-#   which stay in the CPU's caches between calls, and falls for the largest, which come from
-#   main memory every call; where it falls depends on your CPU's cache sizes.
+#   `sum GB/s` column above). On most CPUs its GB/s is highest for tensors of some hundred kB to
+#   several MB and falls for the largest. Cache is the usual suspect, but a table alone does not
+#   show it: the test is the limit below. A row that reads faster than main memory can deliver
+#   on this thread can only have been served from the CPU's caches; where yours falls depends on
+#   their sizes.
 #
 # The cell below sets the largest row beside the limit that matches its traffic: a sum only reads,
 # so its limit is the read bandwidth of main memory, measured here by summing a 256 MiB tensor on
@@ -260,6 +288,10 @@ print(
     f"fastest row: n = {fastest.n:,} ({fastest.nbytes / 1e6:g} MB), {fastest.vectorised_gbps:.1f} GB/s, "
     f"{fastest.vectorised_gbps / read_limit:.1f}x the main-memory read limit"
 )
+if fastest.vectorised_gbps > 1.2 * read_limit:
+    print("that row read faster than main memory delivers on this thread: it came from cache")
+else:
+    print("no row beat the main-memory read limit by 20% on this run: nothing here shows a cache effect")
 
 # %% [markdown]
 # So vectorise, and also: do few large operations rather than many small ones, because
@@ -367,7 +399,7 @@ claim(t_loop.min > 10 * t_list.min, "looping over Python floats is more than 10x
 claim(t_list.min > 10 * t_vec.min, "sum(t.tolist()) is still more than 10x slower than t.sum()")
 
 # %% [markdown]
-# ### On a GPU the loop is slower still
+# ### On a GPU the loop is slower still (optional)
 #
 # On a GPU every `total += t[i]` is a kernel launch: several microseconds of CPU-side work
 # plus a queue entry, for one addition. The GPU's thousands of cores sit idle. The published
@@ -499,6 +531,31 @@ print(
 )
 
 # %% [markdown]
+# **A silent one: a column against a vector.** A model's predictions often come out as a column,
+# shape `(4, 1)`, while the targets are a vector, shape `(4,)`. Aligned from the right, `(4, 1)`
+# and `(4,)` are *compatible*: every size pairs with a 1.
+#
+# **Predict 05.p2.** What is the shape of `pred - target`? Write it as a tuple in a string, e.g.
+# `"(4,)"`.
+
+# %%
+predict("05.p2", None)  # replace None with your prediction
+
+# %%
+pred = torch.tensor([[1.0], [2.0], [3.0], [4.0]])  # (4, 1)
+target = torch.tensor([1.0, 2.0, 3.0, 4.0])  # (4,)
+residual = pred - target
+print(
+    "shape:", tuple(residual.shape), "| mean squared error:", (residual**2).mean().item(), "(the right answer is 0.0)"
+)
+reveal(
+    "05.p2",
+    str(tuple(residual.shape)),
+    why="(4, 1) against (1, 4) after the 1 is prepended: each size pairs with a 1, so both stretch and "
+    "you get all 16 differences. No error, a wrong loss: flatten one side (`pred.squeeze(1)`) first.",
+)
+
+# %% [markdown]
 # Put the rules together for a real computation: the distance from each of 4 points to
 # each of 3 centres, both in 2-D. Insert size-1 dimensions with `None` so that
 # `(4, 1, 2) - (1, 3, 2)` broadcasts to `(4, 3, 2)`, then reduce the last dimension:
@@ -541,11 +598,24 @@ print(w / row_sums)
 #   several. `max(dim=...)` returns both values and indices.
 # * Summing integers promotes to `int64` (module 04): the sum of an `int8` tensor is an
 #   `int64`, unless you pass `dtype=`.
+#
+# **Predict 05.p3.** `small` is a `(4, 3)` tensor of `int8` ones. What dtype is `small.sum()`?
+# One of `"int8"`, `"int16"`, `"int32"`, `"int64"`.
+
+# %%
+predict("05.p3", None)  # replace None with your prediction
 
 # %%
 small = torch.ones(4, 3, dtype=torch.int8)
 print(small.sum().dtype, small.sum(dim=0).dtype, small.sum(dim=0, dtype=torch.int16).dtype)
 claim(small.sum().dtype == torch.int64, "the sum of an int8 tensor is int64")
+reveal(
+    "05.p3",
+    small.sum().dtype,
+    choices=("int8", "int16", "int32", "int64"),
+    why="`sum` of any integer or bool tensor accumulates in int64 unless you pass dtype=: twelve int8 "
+    "ones would fit in int8, but the result dtype never depends on the values.",
+)
 
 # %% [markdown]
 # int64 makes overflow unlikely, not impossible: past 2**63 − 1 an int64 sum wraps around
@@ -614,6 +684,15 @@ print("rows sum to 1 with keepdim:   ", torch.allclose(right.sum(dim=1), torch.o
 
 # %% [markdown]
 # Test code on non-square inputs: a shape bug then fails loudly instead of quietly.
+#
+# **An in-place operation cannot broadcast its own output.** `col_means - table` broadcasts to
+# `(5, 3)`, but `col_means -= table` would have to grow `col_means` from `(3,)` to `(5, 3)` in
+# place, so it raises; the other way round, `table -= col_means`, is fine:
+
+# %% tags=["raises-exception"]
+col_means -= table
+
+# %% [markdown]
 #
 # **Reducing over a dimension that is not there.** A 2-D tensor has dimensions 0 and 1
 # (or -2 and -1):

@@ -91,3 +91,45 @@ def _():
         ones8.sum()
     to_events = [e for e in prof.key_averages() if e.key == "aten::to"]
     assert to_events and to_events[0].cpu_memory_usage >= 8 * ones8.numel()
+
+
+@fact(
+    "05",
+    "column-minus-vector-is-outer",
+    "Aligned from the right, `(4, 1)` and `(4,)` are *compatible*: every size pairs with a 1.",
+)
+def _():
+    pred, target = torch.arange(4.0).reshape(4, 1), torch.arange(4.0)
+    assert (pred - target).shape == (4, 4)  # silently: no error, no warning
+    assert torch.broadcast_shapes((4, 1), (4,)) == (4, 4)
+    # the same for every dtype and for an empty batch: (0, 1) against (0,) is (0, 0)
+    assert (torch.ones(4, 1, dtype=torch.int8) - torch.ones(4, dtype=torch.int8)).shape == (4, 4)
+    assert torch.broadcast_shapes((0, 1), (0,)) == (0, 0)
+
+
+@fact(
+    "05",
+    "inplace-cannot-broadcast-output",
+    "`col_means -= table` would have to grow `col_means` from `(3,)` to `(5, 3)` in place, so it raises; "
+    "the other way round, `table -= col_means`, is fine",
+)
+def _():
+    col, table = torch.zeros(3), torch.ones(5, 3)
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        col -= table
+    assert col.eq(0).all()  # refused before anything was written
+    table -= col
+    assert table.shape == (5, 3)
+
+
+@fact(
+    "05",
+    "int-sum-dtype-ignores-values",
+    "`sum` of any integer or bool tensor accumulates in int64 unless you pass dtype=",
+)
+def _():
+    for dt in (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64):
+        assert torch.ones(4, 3, dtype=dt).sum().dtype == torch.int64
+        assert torch.ones(0, dtype=dt).sum().dtype == torch.int64
+    for dt in (torch.uint16, torch.uint32, torch.uint64):  # even uint64: its sum is int64
+        assert torch.ones(4, dtype=dt).sum().dtype == torch.int64
