@@ -21,33 +21,46 @@
 # Colab runtime: CPU is enough for this module.
 import sys
 
+course_ready = True
 if "google.colab" in sys.modules:
     import os
+    import shutil
     import subprocess
 
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
         if not repo:
-            raise RuntimeError(
-                "This copy of the course names no repository to fetch: run "
-                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            course_ready = False
+            print(
+                "Missing: the course's git address. Run os.environ['TORCHCOURSE_REPO'] = "
+                "'<the course git URL>' in a cell, then this cell again."
             )
-        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
-        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
-        subprocess.run(pip, check=True)
-    sys.path.insert(0, home)
-    print("Colab: the course is in", home)
+        else:
+            git = ["git", "clone", "--quiet", "--depth", "1", repo, home]
+            pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+            for step in (git, pip):
+                done = subprocess.run(step, capture_output=True, text=True)
+                if done.returncode:
+                    course_ready = False
+                    shutil.rmtree(home, ignore_errors=True)
+                    why = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                    print(f"Missing: the course, not fetched from {repo} ({step[0]}: {why}). Run this cell again.")
+                    break
+    if course_ready:
+        sys.path.insert(0, home)
+        print("Colab: the course is in", home)
 else:
     print("Local run: nothing to install.")
-# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
-# saying whether it is supported; an error naming what is missing when it is too old.
-from torchcourse.preflight import check_torch
+if course_ready:
+    # A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+    # saying whether it is supported; an error naming what is missing when it is too old.
+    from torchcourse.preflight import check_torch
 
-_ = check_torch()
+    _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 08 · nn.Module as a container for computation
@@ -95,7 +108,7 @@ _ = check_torch()
 import torch
 from torch import nn
 
-from torchcourse import claim
+from torchcourse import claim, predict, reveal
 
 
 class Holder(nn.Module):
@@ -156,6 +169,33 @@ claim(
 )
 
 # %% [markdown]
+# **Predict 08.p1.** You take `weight_before = h.weight` and `offset_before = h.offset` (a parameter and
+# a buffer), then call `h.double()`. Which of the two references still names the module's tensor?
+# Write `"both"`, `"weight"`, `"offset"` or `"neither"`.
+
+# %%
+predict("08.p1", None)  # replace None with your prediction
+
+# %%
+h = Holder()
+weight_before, offset_before = h.weight, h.offset
+h.double()
+print("weight: same object:", h.weight is weight_before, "| the old reference is now", weight_before.dtype)
+print("offset: same object:", h.offset is offset_before, "| the old reference is still", offset_before.dtype)
+kept = {(True, True): "both", (True, False): "weight", (False, True): "offset", (False, False): "neither"}
+reveal(
+    "08.p1",
+    kept[(h.weight is weight_before, h.offset is offset_before)],
+    choices=("both", "weight", "offset", "neither"),
+    why="a parameter keeps its object and gets the converted tensor as its data; a buffer is replaced by a new tensor.",
+)
+# by construction: Module._apply (param.data = new for a parameter, a new tensor for a buffer)
+claim(
+    h.weight is weight_before and h.offset is not offset_before and offset_before.dtype == torch.float32,
+    ".double() kept the parameter object but replaced the buffer; the old buffer reference is stale",
+)
+
+# %% [markdown]
 # The module changes, but its tensors are not converted in place: each conversion makes a
 # **new** tensor, in new memory, and what the module does with it depends on the kind
 # (`Module._apply` in `torch/nn/modules/module.py`):
@@ -168,19 +208,58 @@ claim(
 #   `meta` replaces the parameter too;
 # * a tensor that needs no conversion (already on that device with that dtype) is kept.
 #
-# So take references to a module's tensors after you move or cast it, not before:
+# So take references to a module's tensors after you move or cast it, not before.
+#
+# ### The optimiser's state does not follow
+#
+# The optimiser holds the parameter objects, but not only them: after its first step, Adam keeps
+# two running averages per parameter (`exp_avg`, `exp_avg_sq`) and SGD with momentum a
+# `momentum_buffer`. Those are tensors of the optimiser's, made in the parameter's dtype and on its
+# device *at that step*, and `.double()` or `.to(device)` on the module never visits them.
+#
+# **Predict 08.p2.** A float32 `nn.Linear` takes one Adam step. You call `.double()` on it, compute a
+# float64 loss and call `opt.step()` again. Write `"works"` or `"raises"`.
 
 # %%
-h = Holder()
-weight_before, offset_before = h.weight, h.offset
-h.double()
-print("weight: same object:", h.weight is weight_before, "| the old reference is now", weight_before.dtype)
-print("offset: same object:", h.offset is offset_before, "| the old reference is still", offset_before.dtype)
-# by construction: Module._apply (param.data = new for a parameter, a new tensor for a buffer)
-claim(
-    h.weight is weight_before and h.offset is not offset_before and offset_before.dtype == torch.float32,
-    ".double() kept the parameter object but replaced the buffer; the old buffer reference is stale",
+predict("08.p2", None)  # replace None with your prediction
+
+# %%
+torch.manual_seed(0)
+lin = nn.Linear(3, 1)
+opt = torch.optim.Adam(lin.parameters(), lr=0.1)
+xs = torch.randn(8, 3)
+lin(xs).pow(2).mean().backward()
+opt.step()
+lin.double()
+opt.zero_grad()
+lin(xs.double()).pow(2).mean().backward()
+print("same parameter object in the optimiser:", opt.param_groups[0]["params"][0] is lin.weight, lin.weight.dtype)
+print("exp_avg is still:", opt.state[lin.weight]["exp_avg"].dtype)
+try:
+    opt.step()
+    adam = "works"
+except RuntimeError as err:
+    adam = "raises"
+    print("RuntimeError, a dtype mismatch:", "dtype" in str(err))
+reveal(
+    "08.p2",
+    adam,
+    choices=("works", "raises"),
+    why="the parameter is float64 now, Adam's running averages are still float32, and the update mixes them.",
 )
+
+# %% [markdown]
+# A move to a GPU fails the same way, with a device mismatch instead of a dtype one. SGD with
+# momentum is worse: it raises nothing, and its float32 `momentum_buffer` quietly rounds every
+# float64 gradient to float32. Two fixes: build the optimiser *after* you move or cast the module
+# (the usual order), or, for an optimiser that has already stepped, reload its own state:
+# `Optimizer.load_state_dict` casts each state tensor to its parameter's dtype and device.
+
+# %%
+opt.load_state_dict(opt.state_dict())  # re-reads the state, cast to each parameter
+print("exp_avg after reloading the state:", opt.state[lin.weight]["exp_avg"].dtype)
+opt.step()
+print("the step works:", lin.weight.dtype)
 
 # %% [markdown]
 # Integer and bool buffers keep their dtype under `.double()` and `.half()`: only floating
@@ -220,6 +299,39 @@ print("weight:", target.weight.data, "| offset:", target.offset)
 # an error (see Common mistakes). Use `persistent=False` for tensors you can recompute from
 # the others: saving them would only make checkpoints bigger and could freeze a stale value
 # into a file.
+#
+# `state_dict()` does not copy anything: its tensors are the module's own, detached from
+# autograd but sharing their memory. Keeping the best weights seen so far during training
+# with `best = model.state_dict()` is a classic bug.
+#
+# **Predict 08.p3.** You keep `best = target.state_dict()`, then the weight changes in place (as an
+# optimiser step does). Does `best["weight"]` change too? Write True or False.
+
+# %%
+predict("08.p3", None)  # replace None with your prediction
+
+# %%
+best = target.state_dict()
+kept_copy = {name: t.clone() for name, t in target.state_dict().items()}  # a real snapshot
+with torch.no_grad():
+    target.weight.add_(1.0)  # what an optimiser step does to the weight
+print(
+    "best['weight']:     ",
+    best["weight"],
+    "| shares the module's memory:",
+    best["weight"].data_ptr() == target.weight.data_ptr(),
+)
+print("kept_copy['weight']:", kept_copy["weight"])
+reveal(
+    "08.p3",
+    not torch.equal(best["weight"], kept_copy["weight"]),
+    why="state_dict() returns the module's own tensors (detached), not copies: clone them, or copy.deepcopy the dict.",
+)
+
+# %% [markdown]
+# Snapshot with `{k: v.clone() for k, v in model.state_dict().items()}` or
+# `copy.deepcopy(model.state_dict())`. `torch.save` writes the values to a file at that moment, so a
+# saved checkpoint does not change afterwards.
 
 # %% [markdown]
 # ## A projection onto a column space
@@ -340,7 +452,7 @@ Q = torch.linalg.qr(A).Q
 print("Q(Qᵀx) == Px:", same((x @ Q) @ Q.T, y))
 
 # %% [markdown]
-# ## A picture: projecting points onto a line
+# ## A picture: projecting points onto a line (optional)
 #
 # With `A` a single column in 2-D, the column space is a line, and the module drops each
 # point perpendicularly onto it. On the right, the singular values of `P` for a 200×20 `A`:
@@ -829,7 +941,9 @@ print(
 # * A module's `.to()`, `.double()` and `.to(device)` change the module, return it and
 #   recurse through sub-modules; each converted tensor is new: buffers are replaced (a
 #   reference taken before goes stale), parameters keep their object. Integer buffers keep
-#   their dtype.
+#   their dtype. An optimiser's state (Adam's averages, SGD's momentum) does not follow: build
+#   the optimiser after the move, or reload its `state_dict` to cast the state.
+# * `state_dict()` shares memory with the module: clone it to keep a snapshot.
 # * Build expensive derived tensors lazily into a non-persistent buffer, and forget them
 #   when the state they derive from is loaded.
 # * Run for results with `module.eval()` (layer behaviour: Dropout, BatchNorm) *and* under

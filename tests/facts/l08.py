@@ -361,3 +361,95 @@ def _():
             dropped = nn.Dropout(0.5)(torch.ones(1000))
         assert not out.requires_grad and all(m.training for m in net.modules())
         assert not torch.equal(net[1].running_mean, stats) and bool((dropped == 0).any())
+
+
+def _stepped(optimizer_cls, **kwargs):
+    """A float32 Linear after one optimiser step, then cast to float64 with a float64 gradient."""
+    torch.manual_seed(0)
+    lin = nn.Linear(3, 1)
+    opt = optimizer_cls(lin.parameters(), lr=0.1, **kwargs)
+    xs = torch.randn(8, 3)
+    lin(xs).pow(2).mean().backward()
+    opt.step()
+    lin.double()
+    opt.zero_grad()
+    lin(xs.double()).pow(2).mean().backward()
+    return lin, opt
+
+
+@fact(
+    "08",
+    "optimiser-state-does-not-follow",
+    "the parameter is float64 now, Adam's running averages are still float32, and the update mixes them.",
+    rival="the optimiser lost track of the parameters when the module was cast: it did not (the same objects, "
+    "now float64); the failing tensors are its own state, and an optimiser that has not stepped yet steps fine",
+)
+def _():
+    for foreach in (False, True):
+        lin, opt = _stepped(torch.optim.Adam, foreach=foreach)
+        assert opt.param_groups[0]["params"][0] is lin.weight and lin.weight.dtype == torch.float64
+        assert opt.state[lin.weight]["exp_avg"].dtype == torch.float32
+        with pytest.raises(RuntimeError, match="dtype"):
+            opt.step()
+    # the rival: the same cast before any step leaves nothing stale, and the step works
+    lin = nn.Linear(3, 1)
+    opt = torch.optim.Adam(lin.parameters(), lr=0.1)
+    lin.double()
+    lin(torch.randn(8, 3, dtype=torch.float64)).sum().backward()
+    opt.step()
+    assert opt.state[lin.weight]["exp_avg"].dtype == torch.float64
+
+
+@fact(
+    "08",
+    "sgd-momentum-silently-float32",
+    "SGD with momentum is worse: it raises nothing, and its float32 `momentum_buffer` quietly rounds every "
+    "float64 gradient to float32.",
+)
+def _():
+    for foreach in (False, True):
+        lin, opt = _stepped(torch.optim.SGD, momentum=0.9, foreach=foreach)
+        opt.step()  # no error
+        assert opt.state[lin.weight]["momentum_buffer"].dtype == torch.float32 and lin.weight.dtype == torch.float64
+
+
+@fact(
+    "08",
+    "optimiser-load-state-dict-casts",
+    "`Optimizer.load_state_dict` casts each state tensor to its parameter's dtype and device.",
+)
+def _():
+    lin, opt = _stepped(torch.optim.Adam)
+    opt.load_state_dict(opt.state_dict())
+    state = opt.state[lin.weight]
+    assert state["exp_avg"].dtype == state["exp_avg_sq"].dtype == torch.float64
+    opt.step()  # works now
+    src = inspect.getsource(torch.optim.Optimizer._process_value_according_to_param_policy)
+    assert "value.to(dtype=param.dtype, device=param.device)" in src  # a move to a GPU is cast the same way
+
+
+@fact(
+    "08",
+    "state-dict-shares-memory",
+    "`state_dict()` does not copy anything: its tensors are the module's own, detached from autograd but "
+    "sharing their memory.",
+)
+def _():
+    m = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    best = m.state_dict()
+    for name, t in best.items():
+        live = dict(m.named_parameters()) | dict(m.named_buffers())
+        assert t.data_ptr() == live[name].data_ptr() and not t.requires_grad, name
+    with torch.no_grad():
+        m[0].weight.add_(1.0)
+    assert torch.equal(best["0.weight"], m[0].weight)  # changed with the module
+    snapshot = {k: v.clone() for k, v in m.state_dict().items()}
+    with torch.no_grad():
+        m[0].weight.add_(1.0)
+    assert not torch.equal(snapshot["0.weight"], m[0].weight)
+    buf = io.BytesIO()
+    torch.save(m.state_dict(), buf)  # written at that moment: the file does not follow the module
+    with torch.no_grad():
+        m[0].weight.add_(1.0)
+    buf.seek(0)
+    assert not torch.equal(torch.load(buf)["0.weight"], m[0].weight)
