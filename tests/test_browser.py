@@ -176,6 +176,14 @@ def test_learner_runs_module_00_in_jupyterlab(lab_server):
             page.locator("text=Verdict:").first.scroll_into_view_if_needed(timeout=10_000)
             page.screenshot(path=str(SHOTS / "00_start_here.png"))
             body = page.inner_text(".jp-NotebookPanel")
+            # the lesson's Verified block: collapsed, and a click on its summary shows the facts
+            verified = page.locator(".jp-MarkdownCell details", has_text="statements of this lesson are tested facts")
+            verified.scroll_into_view_if_needed(timeout=10_000)
+            facts_table = verified.locator("table")
+            closed = facts_table.is_visible()
+            verified.locator("summary").click()
+            facts_table.wait_for(state="visible", timeout=10_000)
+            page.screenshot(path=str(SHOTS / "00_start_here_verified.png"))
         finally:
             browser.close()
 
@@ -194,3 +202,5 @@ def test_learner_runs_module_00_in_jupyterlab(lab_server):
         "the setup cell's code is not collapsed"
     )
     assert "Local run: nothing to install." in body
+    assert "… 00.p1 not answered yet. This run measured: 3" in body, "the first prediction's reveal is not shown"
+    assert not closed, "the Verified block should open collapsed"

@@ -26,6 +26,8 @@ def test_location_is_off_memory_or_a_file(monkeypatch, tmp_path):
     assert progress_store.location() == "memory"
     monkeypatch.setenv("TORCHCOURSE_STRICT_CLAIMS", "0")
     monkeypatch.delenv("TORCHCOURSE_BUILD", raising=False)
+    assert progress_store.location() == "memory"  # a learner-mode kernel started by a test
+    monkeypatch.delenv("PYTEST_CURRENT_TEST")
     assert progress_store.location() == Path.home() / ".torchcourse" / "progress.json"
 
 

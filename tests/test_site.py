@@ -256,6 +256,25 @@ def test_search_finds_the_one_lesson_with_a_word(built, served):
             browser.close()
 
 
+def test_lessons_show_their_verified_block_and_the_matrix_has_a_page(built):
+    """Each lesson page whose notebook carries the generated Verified block shows it, collapsed; the
+    facts-by-release matrix is a page of its own, with one row per fact."""
+    from torchcourse.authoring import verified
+
+    shown = 0
+    for m in written_modules():
+        nb = m.path("notebooks")
+        if nb.exists() and '"verified"' in nb.read_text(encoding="utf-8"):
+            page = _html(built, f"notebooks/{m.stem}.html")
+            assert '<details class="verified-facts">' in page and "tested facts" in page, m.stem
+            assert "verified-facts.html" in page, f"{m.stem}: no link to the matrix page"
+            shown += 1
+    assert shown >= 1
+    matrix = _html(built, "docs/verified-facts.html")
+    assert "Verified facts by torch release" in matrix
+    assert matrix.count("<tr") == len(verified.all_facts()) + 1
+
+
 def test_a_lesson_page_in_chromium(built, served):
     """Plots load, math is typeset offline, next goes to the next lesson, the download button saves the notebook."""
     from playwright.sync_api import sync_playwright
@@ -290,6 +309,16 @@ def test_a_lesson_page_in_chromium(built, served):
             page.wait_for_url("**/notebooks/04_dtypes.html")
             page.locator("a.left-prev").click()
             page.wait_for_url("**/notebooks/03_strides.html")
+
+            # the Verified block of module 00 opens on a click and shows its facts
+            page.goto(f"{served}/notebooks/00_start_here.html")
+            block = page.locator("details.verified-facts")
+            block.scroll_into_view_if_needed()
+            assert not block.locator("table").is_visible()
+            block.locator("summary").click()
+            block.locator("table").wait_for(state="visible", timeout=10_000)
+            assert block.locator("tr").count() >= 6
+            page.screenshot(path=str(SHOTS / "site_00_verified.png"))
         finally:
             browser.close()
 

@@ -25,17 +25,18 @@ from torchcourse.progress_store import current, load, location, record
 __all__ = ["current", "load", "location", "progress", "record"]
 
 
-def progress(draw: bool = True) -> None:
+def progress(*modules: str, draw: bool = True) -> None:
     """Print the learner's progress per module (exercises ✓/✗/not attempted of the registered
-    total; predictions right/wrong/unanswered) and draw it."""
+    total; predictions right/wrong/unanswered) and draw it; ``progress("03", "04")`` shows only
+    those modules."""
     from torchcourse.progress_report import show
 
-    show(current(), location(), draw=draw)
+    show(current(), location(), draw=draw, modules=modules)
 
 
 class _CallableModule(types.ModuleType):
-    def __call__(self, draw: bool = True) -> None:
-        progress(draw=draw)
+    def __call__(self, *modules: str, draw: bool = True) -> None:
+        progress(*modules, draw=draw)
 
 
 sys.modules[__name__].__class__ = _CallableModule

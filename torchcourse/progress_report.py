@@ -75,7 +75,7 @@ def format_learner(rows: list[dict[str, Any]]) -> str:
     cols += f"{'right':>7}{'wrong':>7}{'unanswered':>12}{'of':>5}"
     total: dict[str, Counter] = {"exercises": Counter(), "predictions": Counter()}
     lines = [head, cols]
-    for r in rows + [None]:
+    for r in rows + ([None] if len(rows) > 1 else []):
         if r is None:
             r = {"module": "all", **total}
         else:
@@ -97,9 +97,12 @@ def _where_text(where: Any) -> str:
     return f"Kept on this machine only, in {where} (TORCHCOURSE_PROGRESS moves it; =0 turns it off)."
 
 
-def show(data: dict[str, Any], where: Any, draw: bool = True) -> None:
-    """Print the learner's table, say where it is kept, and draw it."""
+def show(data: dict[str, Any], where: Any, draw: bool = True, modules: tuple[str, ...] = ()) -> None:
+    """Print the learner's table (all modules, or only ``modules``), say where it is kept, and
+    draw it."""
     rows = learner_table(data)
+    if modules:
+        rows = [r for r in rows if r["module"] in {str(m).zfill(2) for m in modules}]
     print(format_learner(rows))
     print(_where_text(where))
     if draw:

@@ -6,9 +6,10 @@ instructor should see where a room is stuck. Every ``check(...)`` and ``reveal(.
 
 * default ``~/.torchcourse/progress.json`` (outside the repository, never committed);
 * ``TORCHCOURSE_PROGRESS=<path>`` moves it; ``TORCHCOURSE_PROGRESS=0`` turns recording off;
-* in the course's strict runs (the build, pytest, CI: ``TORCHCOURSE_STRICT_CLAIMS`` set) and
-  with no explicit path, verdicts are kept in memory for this process only, so stored
-  outputs and tests never depend on a file on the machine.
+* in the course's strict runs (the build, pytest, CI: ``TORCHCOURSE_STRICT_CLAIMS`` set), in any
+  process a test started (``PYTEST_CURRENT_TEST``, which kernels inherit), and with no explicit
+  path, verdicts are kept in memory for this process only, so stored outputs and tests never
+  depend on, or write to, a file on the machine.
 
 Writes go to a temporary file that replaces the old one (atomic); a corrupt file is set aside
 as ``*.corrupt`` and a fresh one started. Nothing leaves the machine.
@@ -44,7 +45,7 @@ def location() -> Path | None | str:
         return None
     if value:
         return Path(value).expanduser()
-    if claims.strict():
+    if claims.strict() or os.environ.get("PYTEST_CURRENT_TEST"):  # a kernel started by a test inherits it
         return "memory"
     return Path.home() / ".torchcourse" / "progress.json"
 

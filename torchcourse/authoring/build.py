@@ -239,7 +239,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
+    from torchcourse.authoring import verified
+
     problems = write_navigation(args.check)
+    problems += verified.write_matrix(args.check)
     problems += write_exercises(args.check)
     if args.paths:
         chosen = []

@@ -11,12 +11,16 @@ notebook, what still runs and what prints differently. Why each piece exists:
   comparing them, and adds ``tests/sanitize-drift.cfg`` (what every release rewrites:
   line numbers inside torch, caret underlines, Gloo chatter) to the base sanitize file.
 * The conftest writes one JSON line per test report to ``$TORCHCOURSE_DRIFT_RECORD``;
-  :func:`summarise` and :func:`markdown` turn those lines into ``results/drift-<X>.md``.
+  :func:`summarise` and :func:`markdown` turn those lines into ``results/drift-<X>.md``, and
+  :func:`facts_record` into ``results/drift-<X>.facts.json`` beside it: each tested fact's
+  outcome on that release (passed, failed, skipped with its reason), which the lessons'
+  "Verified" blocks read once the report is kept in ``docs/drift/``.
 
     python -m torchcourse.authoring.drift --out results/drift-2.15.0.md -- <pytest arguments>
 
 runs pytest with the mode forced on, writes the report, and exits non-zero when pytest
 failed or collected nothing (exit code 5 is a failure: an empty run proves nothing).
+``--facts-only`` writes only the facts' JSON (e.g. of ``tests/test_facts.py`` on the pinned torch).
 """
 
 from __future__ import annotations
@@ -67,6 +71,9 @@ def record_line(nodeid: str, when: str, outcome: str, compared: bool | None, lon
     kind = ""
     if outcome == "failed":
         kind = "differ" if "Cell outputs differ" in longrepr else "raise"
+    detail = _head(longrepr, kind)
+    if outcome == "skipped":  # the reason, e.g. "describes torch 2.13 and later"
+        detail = re.sub(r"^Skipped: ", "", longrepr.strip().splitlines()[-1] if longrepr.strip() else "")[-200:]
     return json.dumps(
         {
             "nodeid": nodeid,
@@ -74,7 +81,7 @@ def record_line(nodeid: str, when: str, outcome: str, compared: bool | None, lon
             "outcome": outcome,
             "compared": compared,
             "kind": kind,
-            "detail": _head(longrepr, kind),
+            "detail": detail,
         }
     )
 
@@ -179,9 +186,38 @@ def markdown(records: list[dict], torch_version: str, exit_code: int, root: Path
     return "\n".join(out) + "\n"
 
 
+FACT_TEST = re.compile(r"^tests/test_facts\.py::test_fact\[(?P<id>.+)\]$")
+
+
+def facts_record(records: list[dict], torch_version: str, exit_code: int) -> dict:
+    """Each fact's outcome in this run, keyed by fact id: ``{"outcome": "passed" | "failed" |
+    "skipped", "detail": ...}``, with the torch, the date and the commit it was made from."""
+    facts: dict[str, dict[str, str]] = {}
+    for r in records:
+        m = FACT_TEST.match(r["nodeid"])
+        if not m:
+            continue
+        entry = facts.setdefault(m["id"], {"outcome": "passed", "detail": ""})
+        if r["outcome"] == "failed" or (r["outcome"] == "skipped" and entry["outcome"] != "failed"):
+            entry.update(outcome=r["outcome"], detail=r.get("detail", ""))
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        commit = ""
+    return {
+        "torch": torch_version,
+        "python": platform.python_version(),
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        "commit": commit,
+        "pytest_exit_code": exit_code,
+        "facts": dict(sorted(facts.items())),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, help="the report (default results/drift-<torch>.md)")
+    parser.add_argument("--facts-only", action="store_true", help="write only the facts' JSON beside --out")
     parser.add_argument("pytest_args", nargs="*", help="after --: the pytest command line")
     args = parser.parse_args(argv)
     version = running_torch().split("+")[0] or "none"
@@ -192,8 +228,15 @@ def main(argv: list[str] | None = None) -> int:
         env = {**os.environ, ENV_FORCE: "1", ENV_RECORD: str(record)}
         rc = subprocess.call([sys.executable, "-m", "pytest", *args.pytest_args], env=env)
         lines = record.read_text().splitlines() if record.exists() else []
-    report = markdown([json.loads(ln) for ln in lines], version, rc, root)
+    records = [json.loads(ln) for ln in lines]
     out.parent.mkdir(parents=True, exist_ok=True)
+    facts = facts_record(records, version, rc)
+    facts_out = out.with_suffix(".facts.json")
+    facts_out.write_text(json.dumps(facts, indent=1) + "\n", encoding="utf-8")
+    print(f"facts: {facts_out} ({len(facts['facts'])} facts)")
+    if args.facts_only:
+        return 0 if rc == 0 and facts["facts"] else (rc or 1)
+    report = markdown(records, version, rc, root)
     out.write_text(report, encoding="utf-8")
     print(f"drift report: {out}")
     print(next(ln for ln in report.splitlines() if ln.startswith("**Verdict")))

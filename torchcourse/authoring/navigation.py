@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from torchcourse.authoring import colab
+from torchcourse.authoring import colab, verified
 from torchcourse.authoring.course import MODULES, Module, written_modules
 
 TAG = "course-nav"
@@ -85,9 +85,10 @@ def _drop_handwritten_links(cells: list) -> None:
         return
 
 
-def apply(py: Path, write: bool = True) -> bool:
-    """Put fresh navigation cells at the top and bottom of ``py``; True when the file changes
-    (with ``write=False``: when it would change, and nothing is written)."""
+def apply(py: Path, write: bool = True, verified_block: bool = False) -> bool:
+    """Put fresh navigation cells at the top and bottom of ``py``, and a lesson's generated
+    "Verified" block before its footer (:mod:`torchcourse.authoring.verified`); True when the
+    file changes (with ``write=False``: when it would change, and nothing is written)."""
     import jupytext
     from nbformat.v4 import new_code_cell, new_markdown_cell
 
@@ -96,13 +97,14 @@ def apply(py: Path, write: bool = True) -> bool:
         return False
     text = py.read_text(encoding="utf-8")
     nb = jupytext.reads(text, fmt="py:percent")
-    generated = {TAG, colab.TAG}
+    generated = {TAG, colab.TAG, verified.TAG}
+    had_block = verified_block or any(verified.TAG in c.metadata.get("tags", []) for c in nb.cells)
     cells = [c for c in nb.cells if not generated & set(c.metadata.get("tags", []))]
     _drop_handwritten_links(cells)
     top = new_markdown_cell(header(m, folder), metadata={"tags": [TAG]})
     setup = new_code_cell(colab.source(m), metadata=colab.metadata())
     bottom = new_markdown_cell(footer(m, folder), metadata={"tags": [TAG]})
-    nb.cells = [top, setup, *cells, bottom]
+    nb.cells = [top, setup, *cells, *verified.cells(m, folder, had_block), bottom]
     new = jupytext.writes(nb, fmt="py:percent")
     # the course's jupytext.toml filters the version out of the header; the API does not read it
     new = re.sub(r"^#\s+jupytext_version: .*\n", "", new, flags=re.MULTILINE)

@@ -46,7 +46,15 @@ LABEL = {"notebooks": "lesson", "exercises": "exercises", "solutions": "solution
 CONF_DIR = ROOT / "docs" / "site"
 DOCS = ROOT / "docs"
 # The guides in the order the sidebar lists them; any other docs/**/*.md follows, sorted.
-DOCS_ORDER = ["SETUP.md", "INSTRUCTORS.md", "reference-figures.md", "benchmarks", "drift/README.md", "drift"]
+DOCS_ORDER = [
+    "SETUP.md",
+    "INSTRUCTORS.md",
+    "reference-figures.md",
+    "benchmarks",
+    "verified-facts.md",
+    "drift/README.md",
+    "drift",
+]
 ANSWER = "### BEGIN SOLUTION"
 FOLDED = {"code_prompt_show": "Show the worked answer", "code_prompt_hide": "Hide the worked answer"}
 PDF_NAME = "course-lessons.pdf"
