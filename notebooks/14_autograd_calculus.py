@@ -21,40 +21,54 @@
 # Colab runtime: CPU is enough for this module.
 import sys
 
+course_ready = True
 if "google.colab" in sys.modules:
     import os
+    import shutil
     import subprocess
 
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
         if not repo:
-            raise RuntimeError(
-                "This copy of the course names no repository to fetch: run "
-                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            course_ready = False
+            print(
+                "Missing: the course's git address. Run os.environ['TORCHCOURSE_REPO'] = "
+                "'<the course git URL>' in a cell, then this cell again."
             )
-        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
-        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
-        subprocess.run(pip, check=True)
-    sys.path.insert(0, home)
-    print("Colab: the course is in", home)
+        else:
+            git = ["git", "clone", "--quiet", "--depth", "1", repo, home]
+            pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+            for step in (git, pip):
+                done = subprocess.run(step, capture_output=True, text=True)
+                if done.returncode:
+                    course_ready = False
+                    shutil.rmtree(home, ignore_errors=True)
+                    why = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                    print(f"Missing: the course, not fetched from {repo} ({step[0]}: {why}). Run this cell again.")
+                    break
+    if course_ready:
+        sys.path.insert(0, home)
+        print("Colab: the course is in", home)
 else:
     print("Local run: nothing to install.")
-# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
-# saying whether it is supported; an error naming what is missing when it is too old.
-from torchcourse.preflight import check_torch
+if course_ready:
+    # A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+    # saying whether it is supported; an error naming what is missing when it is too old.
+    from torchcourse.preflight import check_torch
 
-_ = check_torch()
+    _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 14 · Autograd as a calculus engine
 #
 # Automatic differentiation is how networks train, but it is not about networks: it gives
-# the exact derivative of *any* function you write with tensor operations (exact up to
-# floating-point rounding), for a cost of a few evaluations of the function. That makes PyTorch a calculus engine. In this notebook you
+# the exact derivative of any function you write with differentiable tensor operations (exact
+# up to floating-point rounding), for a cost of a few evaluations of the function; where your
+# function has a kink or a branch, it returns a value by convention, which you meet below. That makes PyTorch a calculus engine. In this notebook you
 # check autograd against derivatives worked out by hand, solve equations with Newton's
 # method, minimise the constrained quadratic of the genetic-algorithm case study (module 13)
 # with gradients instead of a population, and use `torch.func` to take derivatives of a
@@ -88,7 +102,7 @@ import torch
 from torch.func import grad, hessian, jacrev, vmap
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from torchcourse import claim, time_once
+from torchcourse import claim, predict, reveal, time_once
 from torchcourse.bench.workloads import ga
 from torchcourse.compiletools import captured_logs, reset
 from torchcourse.timing import interleaved
@@ -150,6 +164,56 @@ ax.axhline(0, color="grey", lw=0.5)
 ax.set(xlabel="x", title="autograd gives the derivative at every point of the grid")
 ax.legend(fontsize=8)
 plt.show()
+
+# %% [markdown]
+# ### Where there is no derivative
+#
+# `|x|` has no derivative at 0: its slope is −1 on the left and +1 on the right. Autograd does
+# not refuse and does not warn: each operation's backward formula returns *some* number there.
+#
+# **Predict 14.p1.** What does autograd return as the derivative of `x.abs()` at `x = 0`? Write a
+# number.
+
+# %%
+predict("14.p1", None)  # replace None with your prediction
+
+# %%
+x0 = torch.tensor(0.0, requires_grad=True)
+(d_abs,) = torch.autograd.grad(x0.abs(), x0)
+(d_relu,) = torch.autograd.grad(torch.relu(x0), x0)
+print(f"d|x|/dx at 0: {d_abs.item()}, d relu(x)/dx at 0: {d_relu.item()}")
+reveal(
+    "14.p1",
+    d_abs.item(),
+    why="abs's backward is grad * sign(x), and sign(0) = 0: a valid subgradient, chosen by convention. "
+    "relu's is 0 at 0 too. A finite difference across the kink would give 0 as well, but a one-sided one ±1.",
+)
+
+# %% [markdown]
+# A branch is worse. `torch.where(x > 0, torch.sqrt(x), 0.0)` is 0 for negative `x`, a flat
+# line, so you expect a derivative of 0 there. But `where` computes *both* branches at every
+# point and its backward sends each branch a gradient, zero where that branch was not taken.
+# At `x = −1`, `sqrt(−1)` is NaN and its own derivative is NaN.
+#
+# **Predict 14.p2.** Is the gradient of `torch.where(x > 0, torch.sqrt(x), 0.0).sum()` at
+# `x = −1` a finite number? `True` or `False`.
+
+# %%
+predict("14.p2", None)  # replace None with your prediction
+
+# %%
+xs_branch = torch.tensor([-1.0, 4.0], requires_grad=True)
+(g_where,) = torch.autograd.grad(torch.where(xs_branch > 0, torch.sqrt(xs_branch), 0.0).sum(), xs_branch)
+safe = torch.where(xs_branch > 0, xs_branch, 1.0)  # feed the unused branch a harmless value
+(g_safe,) = torch.autograd.grad(torch.where(xs_branch > 0, torch.sqrt(safe), 0.0).sum(), xs_branch)
+print("gradient at x = -1, 4 with where(x > 0, sqrt(x), 0):", g_where.tolist())
+print("the same with sqrt of a masked input:               ", g_safe.tolist())
+reveal(
+    "14.p2",
+    bool(torch.isfinite(g_where[0])),
+    why="the unused branch gets a zero gradient, and 0 times sqrt's NaN derivative is NaN. Mask the input "
+    "of the dangerous operation (the 'double where'), not only its output.",
+)
 
 # %% [markdown]
 # A function of several variables gives a gradient. For the case study's
@@ -403,6 +467,39 @@ hand = torch.stack([torch.cos(x) + 2 * x, 2 * torch.sin(y) + 2 * y, 2 * z], dim=
 print("vmap(grad(f3)) shape:", tuple(G.shape), "| == hand gradient:", torch.allclose(G, hand, rtol=1e-12))
 
 # %% [markdown]
+# `vmap` runs your function once, on the whole batch at the same time, not once per row. So a
+# Python `if` on a value of the row cannot work: each row may want a different branch.
+#
+# **Predict 14.p3.** `grad` of a function with `if v.sum() > 0:` runs fine on one point. Under
+# `vmap`, on a batch of five points, does it `"run"` or `"raise"`?
+
+
+# %%
+def f3_or_cos(v):
+    if v.sum() > 0:  # a Python branch on a value of the input
+        return f3(v)
+    return torch.cos(v).sum()
+
+
+predict("14.p3", None)  # replace None with your prediction
+
+# %%
+print("grad on one point:", grad(f3_or_cos)(points[0]).shape)
+try:
+    vmap(grad(f3_or_cos))(points)
+    outcome = "run"
+except RuntimeError as error:
+    outcome = "raise"
+    print("vmap:", str(error).split(". ")[0].removeprefix("vmap: "))
+reveal(
+    "14.p3",
+    outcome,
+    choices=("run", "raise"),
+    why="inside vmap, v is a batch of five rows seen as one row, and `bool()` of it has no single "
+    "answer: vmap raises. Write the branch as torch.where, computing both sides (mind the NaN above).",
+)
+
+# %% [markdown]
 # `jacrev` gives the Jacobian of a vector-valued function: here the six constraints of
 # function 2 at the corner `(1, 3, 0)`, one row per constraint, one column per variable.
 # The rows of the active constraints (`1 − x`, `3 − y`, `z`) are the directions the
@@ -452,7 +549,7 @@ for name, t in [("recorded", y_rec), ("no_grad", y_nog), ("inference_mode", y_in
 print("w + y_inf is recorded; its gradient with respect to w:", gw.tolist())
 
 # %% [markdown]
-# ## Compiling a gradient step
+# ## Compiling a gradient step (optional)
 #
 # A gradient is made of ordinary tensor operations, so `torch.compile` can fuse it like any
 # other code: here one gradient-descent step on the penalised function for a batch of
@@ -493,8 +590,9 @@ with CountOps() as eager_count:
 print(f"eager: {eager_count.ops} ATen operations, {eager_count.new_bytes / 1e6:.0f} MB of new tensors")
 
 # %% [markdown]
-# Now compile it, on one thread: set the thread count *before* compiling, because inductor
-# writes the count in force into its C++ kernels (module 11). The first call traces and
+# Now compile it, on one thread: set the thread count *before* compiling. Inductor writes the
+# count in force into its C++ kernels (module 11), and Dynamo guards on it, so a later change
+# would compile the step a second time, inside the timed runs. The first call traces and
 # compiles; the notebook started with an empty inductor cache, so it is a **cold** compile, and
 # the first in this process, so it also loads inductor (seconds). Inductor's `output_code` log
 # (module 09) shows the kernels the compiled step calls:
@@ -515,6 +613,13 @@ claim(
     f"{len(kernels)} kernels, {eager_count.ops} eager operations",
 )
 
+# %% [markdown]
+# **Predict 14.p4.** One thread, the two steps taking turns: how many times faster is the
+# compiled step than the eager one on your machine? Write a number; within a factor of 2 counts.
+
+# %%
+predict("14.p4", None)  # replace None with your prediction
+
 # %%
 # NBVAL_IGNORE_OUTPUT
 print(f"compiled: {len(kernels)} kernel(s); first call {first_call:.1f} s (cold compile, inductor loaded)")
@@ -523,6 +628,13 @@ t_eager, t_compiled = interleaved(
 )
 print(f"one thread, taking turns, best of 7: eager {t_eager * 1e3:.2f} ms, compiled {t_compiled * 1e3:.2f} ms")
 print(f"ratio: {t_eager / t_compiled:.1f}x")
+reveal(
+    "14.p4",
+    t_eager / t_compiled,
+    within=2.0,
+    why="the eager step makes dozens of passes over 0.8 MB+ tensors, each read and written through memory; "
+    "the compiled one reads V once in one fused kernel. The ratio depends on your CPU's memory speed.",
+)
 torch.set_num_threads(threads)
 
 # %% [markdown]

@@ -169,11 +169,81 @@ def _():
 @fact(
     "14",
     "inductor-thread-count-at-compile-time",
-    "because inductor writes the count in force into its C++ kernels (module 11)",
+    "Inductor writes the count in force into its C++ kernels (module 11), and Dynamo guards on it, so a later "
+    "change would compile the step a second time",
+    rival="a compiled function keeps the thread count it was compiled with whatever you set later (then setting "
+    "it first would be the only way, and a later change would silently run the old count)",
 )
 def _():
+    from torch._dynamo.testing import CompileCounter
     from torch._inductor.codegen import cpp
     from torch._inductor.utils import parallel_num_threads
 
     assert "torch.get_num_threads()" in inspect.getsource(parallel_num_threads)
     assert 'f"#pragma omp parallel num_threads({threads})"' in inspect.getsource(cpp)
+    # the rival: under it, the second call would reuse the first graph (1 frame)
+    before = torch.get_num_threads()
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    f = torch.compile(lambda t: t.sin() + 1, backend=counter)
+    try:
+        torch.set_num_threads(1)
+        f(torch.ones(3))
+        torch.set_num_threads(2)
+        f(torch.ones(3))
+    finally:
+        torch.set_num_threads(before)
+        torch._dynamo.reset()
+    assert counter.frame_count == 2
+    assert '"num_threads"' in torch._C._dynamo.guards.GlobalStateGuard().__getstate__()
+
+
+@fact(
+    "14",
+    "kink-gets-a-convention",
+    "Autograd does not refuse and does not warn: each operation's backward formula returns *some* number there.",
+)
+def _():
+    import warnings
+
+    x = torch.zeros((), dtype=F64, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert torch.autograd.grad(x.abs(), x)[0].item() == 0.0  # sign(0)
+        assert torch.autograd.grad(torch.relu(x), x)[0].item() == 0.0
+        assert torch.autograd.grad(x.clamp(min=0), x)[0].item() == 1.0  # another kink, another convention
+        assert torch.autograd.grad(x.sqrt(), x)[0].item() == float("inf")
+
+
+@fact(
+    "14",
+    "where-nan-in-unused-branch",
+    "the unused branch gets a zero gradient, and 0 times sqrt's NaN derivative is NaN",
+    rival="where's backward sends no gradient at all into the branch it did not take (then the result would be 0)",
+)
+def _():
+    x = torch.tensor([-1.0, 4.0], dtype=F64, requires_grad=True)
+    (g,) = torch.autograd.grad(torch.where(x > 0, torch.sqrt(x), 0.0).sum(), x)
+    assert g[0].isnan() and g[1].item() == 0.25
+    safe = torch.where(x > 0, x, 1.0)
+    (g2,) = torch.autograd.grad(torch.where(x > 0, torch.sqrt(safe), 0.0).sum(), x)
+    assert g2.tolist() == [0.0, 0.25]
+    # the same with torch.func.grad
+    assert grad(lambda v: torch.where(v > 0, torch.sqrt(v), 0.0).sum())(x.detach())[0].isnan()
+
+
+@fact(
+    "14",
+    "vmap-data-dependent-if-raises",
+    "So a Python `if` on a value of the row cannot work: each row may want a different branch.",
+)
+def _():
+    def f(v):
+        return v.sin().sum() if v.sum() > 0 else v.cos().sum()
+
+    assert grad(f)(torch.ones(2, dtype=F64)).shape == (2,)
+    with pytest.raises(RuntimeError, match="data-dependent control flow"):
+        vmap(grad(f))(torch.ones(5, 2, dtype=F64))
+    # even when every row would take the same branch
+    with pytest.raises(RuntimeError, match="data-dependent control flow"):
+        vmap(f)(torch.ones(5, 2, dtype=F64))
