@@ -21,33 +21,46 @@
 # Colab runtime: CPU is enough for this module.
 import sys
 
+course_ready = True
 if "google.colab" in sys.modules:
     import os
+    import shutil
     import subprocess
 
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
         if not repo:
-            raise RuntimeError(
-                "This copy of the course names no repository to fetch: run "
-                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            course_ready = False
+            print(
+                "Missing: the course's git address. Run os.environ['TORCHCOURSE_REPO'] = "
+                "'<the course git URL>' in a cell, then this cell again."
             )
-        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
-        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
-        subprocess.run(pip, check=True)
-    sys.path.insert(0, home)
-    print("Colab: the course is in", home)
+        else:
+            git = ["git", "clone", "--quiet", "--depth", "1", repo, home]
+            pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+            for step in (git, pip):
+                done = subprocess.run(step, capture_output=True, text=True)
+                if done.returncode:
+                    course_ready = False
+                    shutil.rmtree(home, ignore_errors=True)
+                    why = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                    print(f"Missing: the course, not fetched from {repo} ({step[0]}: {why}). Run this cell again.")
+                    break
+    if course_ready:
+        sys.path.insert(0, home)
+        print("Colab: the course is in", home)
 else:
     print("Local run: nothing to install.")
-# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
-# saying whether it is supported; an error naming what is missing when it is too old.
-from torchcourse.preflight import check_torch
+if course_ready:
+    # A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+    # saying whether it is supported; an error naming what is missing when it is too old.
+    from torchcourse.preflight import check_torch
 
-_ = check_torch()
+    _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 02 · Storage and views
@@ -82,7 +95,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from torchcourse import claim
+from torchcourse import claim, predict, reveal
 from torchcourse.diagrams import draw_storage
 
 
@@ -192,7 +205,37 @@ claim(
 )
 
 # %% [markdown]
-# ## A picture of one storage and its views
+# "`reshape` (when it can)" hides a choice you do not see. `t.reshape(6)` above was a view
+# because `t`'s rows lie one after the other in memory. The transpose `t.t()` has the same six
+# numbers, read column by column.
+#
+# **Predict 02.p1.** Is `t.t().reshape(6)` a `"view"` of `t` or a `"copy"`?
+
+# %%
+predict("02.p1", None)  # replace None with your prediction
+
+# %%
+flat = t.t().reshape(6)
+print("t.t().reshape(6) =", flat, "| shares t's storage:", same_buffer(flat, t))
+try:
+    t.t().view(6)
+except RuntimeError as error:
+    print("t.t().view(6) refuses:", str(error).split(".")[0])
+reveal(
+    "02.p1",
+    "view" if same_buffer(flat, t) else "copy",
+    choices=("view", "copy"),
+    why="read column by column, the six numbers are not one evenly spaced run of the storage, so no "
+    "view can describe them: reshape copies, silently, and a write into the result no longer reaches t. "
+    "Use view() when you need a view: it raises instead of copying.",
+)
+
+# %% [markdown]
+# `reshape` decides at run time, from the strides; `view` always returns a view or raises. When
+# code writes through a reshaped tensor, write it with `view`.
+
+# %% [markdown]
+# ## A picture of one storage and its views (optional)
 #
 # Here are twelve numbers (0, 10, ..., 110), one storage, and four views over it. The top
 # row is the storage: its values, with each cell's position above it. Each view's row
@@ -307,7 +350,7 @@ print("t.numpy() shares with n:", np.shares_memory(t.numpy(), n))
 # one):
 
 # %%
-n = np.arange(4.0)
+n = np.arange(4.0)  # the numbers 0, 1, 2, 3
 ways = {
     "torch.from_numpy(n)": torch.from_numpy(n),
     "torch.as_tensor(n)": torch.as_tensor(n),
@@ -317,6 +360,42 @@ ways = {
 }
 for name, value in ways.items():
     print(f"{name:40} {value.dtype!s:14} shares with n: {np.shares_memory(value.numpy(), n)}")
+
+# %% [markdown]
+# "Always copies" has one exception, and it is not a share. `n[::-1]` is a NumPy view that reads
+# its buffer backwards: a negative stride, which a tensor cannot have (module 03).
+#
+# **Predict 02.p2.** What does `torch.tensor(n[::-1])` do: `"copy"` the reversed numbers,
+# `"share"` memory with `n`, or `"raise"`?
+
+# %%
+predict("02.p2", None)  # replace None with your prediction
+
+# %%
+backwards = n[::-1]
+print("NumPy strides of n[::-1]:", backwards.strides)
+outcomes, message = {}, "none raised"
+for name, make in [
+    ("torch.tensor", torch.tensor),
+    ("torch.as_tensor", torch.as_tensor),
+    ("torch.from_numpy", torch.from_numpy),
+]:
+    try:
+        made = make(backwards)
+        outcomes[name] = "share" if np.shares_memory(made.numpy(), n) else "copy"
+    except ValueError as error:
+        outcomes[name] = "raise"
+        message = str(error).split(",")[0]
+    print(f"{name}(n[::-1]): {outcomes[name]}")
+print("the message:", message)
+print("what works: torch.tensor(n[::-1].copy()) =", torch.tensor(backwards.copy()))
+reveal(
+    "02.p2",
+    outcomes["torch.tensor"],
+    choices=("copy", "share", "raise"),
+    why="all three ways in read the array through its strides, and a tensor cannot have a negative stride: "
+    "they raise instead of copying. Copy on the NumPy side first (n[::-1].copy()) or flip in PyTorch.",
+)
 
 # %% [markdown]
 # Two cases cannot share at all:
@@ -348,6 +427,38 @@ arr = w.detach().numpy()
 arr[0] = 5.0
 print("arr =", arr, "| w =", w)
 claim(w[0].item() == 5.0, "a write into w.detach().numpy() reaches w")
+
+# %% [markdown]
+# Autograd does not see such a write. A write through `w.detach()` in PyTorch bumps a version
+# counter that `w` shares, and a backward pass that needs the old `w` then refuses to run. A
+# write through NumPy bypasses PyTorch, so the counter stays put. Compute `y = (w * w).sum()`,
+# whose gradient is `2 * w`, with `w` all ones; then write 5 into `w` through NumPy and call
+# `y.backward()`.
+#
+# **Predict 02.p3.** What is `w.grad[0]`? Write a number (or `"raise"` if you expect an error).
+
+# %%
+predict("02.p3", None)  # replace None with your prediction
+
+# %%
+w = torch.ones(3, requires_grad=True)
+y = (w * w).sum()  # saves w for the backward pass: dy/dw = 2 * w = 2 at every element
+w.detach().numpy()[0] = 5.0  # not seen by autograd: w's version counter stays at 0
+y.backward()
+print("w.grad =", w.grad, "| w's version counter:", w._version)
+w2 = torch.ones(3, requires_grad=True)
+y2 = (w2 * w2).sum()
+w2.detach()[0] = 5.0  # the same write in PyTorch: the counter moves
+try:
+    y2.backward()
+except RuntimeError as error:
+    print("through w.detach():", str(error).split(":")[0])
+reveal(
+    "02.p3",
+    w.grad[0].item(),
+    why="the backward pass reads the w it saved, which now holds 5, so it returns 2 * 5 = 10 for a function "
+    "evaluated at w = 1: a wrong gradient and no error. Never write through NumPy into a tensor autograd uses.",
+)
 
 # %% [markdown]
 # **A caveat for tensors made from NumPy.** `torch.from_numpy` wraps exactly the memory the

@@ -202,3 +202,57 @@ def _():
     assert bias.tolist() == [1.0, 1.0, 1.0]
     grid.zero_()
     assert bias.tolist() == [0.0, 0.0, 0.0]
+
+
+@fact(
+    "02",
+    "reshape-copies-silently-view-raises",
+    "`reshape` decides at run time, from the strides; `view` always returns a view or raises.",
+)
+def _():
+    t = torch.arange(6.0).reshape(2, 3)
+    flat = t.t().reshape(6)
+    assert flat.untyped_storage().data_ptr() != t.untyped_storage().data_ptr()
+    flat[0] = 100.0
+    assert t[0, 0] == 0.0  # the write did not reach t
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        t.t().view(6)
+    # and the same call is a view when the strides allow it
+    assert t.reshape(6).untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
+
+
+@fact(
+    "02",
+    "negative-strides-refused-by-every-way-in",
+    "`n[::-1]` is a NumPy view that reads its buffer backwards: a negative stride, which a tensor cannot have",
+)
+def _():
+    backwards = np.arange(4.0)[::-1]
+    for make in (torch.tensor, torch.as_tensor, torch.from_numpy, lambda a: torch.as_tensor(a, dtype=torch.float32)):
+        with pytest.raises(ValueError, match="negative"):
+            make(backwards)
+    assert torch.tensor(backwards.copy()).tolist() == [3.0, 2.0, 1.0, 0.0]
+    # a 2-D array with one negative stride, and an int array, too
+    with pytest.raises(ValueError, match="negative"):
+        torch.tensor(np.arange(6).reshape(2, 3)[:, ::-1])
+
+
+@fact(
+    "02",
+    "numpy-write-bypasses-version-counter",
+    "A write through NumPy bypasses PyTorch, so the counter stays put.",
+    rival="autograd checks the saved tensor's values (then the NumPy write would raise like the detach write)",
+)
+def _():
+    w = torch.ones(3, requires_grad=True)
+    y = (w * w).sum()
+    w.detach().numpy()[0] = 5.0
+    assert w._version == 0
+    y.backward()
+    assert w.grad.tolist() == [10.0, 2.0, 2.0]  # silently wrong: the function was evaluated at w = 1
+    w2 = torch.ones(3, requires_grad=True)
+    y2 = (w2 * w2).sum()
+    w2.detach()[0] = 5.0
+    assert w2._version == 1
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y2.backward()
