@@ -21,37 +21,50 @@
 # Colab runtime: GPU (Runtime > Change runtime type > T4 GPU); on a CPU the GPU cells are skipped.
 import sys
 
+course_ready = True
 if "google.colab" in sys.modules:
     import os
+    import shutil
     import subprocess
 
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
         if not repo:
-            raise RuntimeError(
-                "This copy of the course names no repository to fetch: run "
-                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            course_ready = False
+            print(
+                "Missing: the course's git address. Run os.environ['TORCHCOURSE_REPO'] = "
+                "'<the course git URL>' in a cell, then this cell again."
             )
-        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
-        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
-        subprocess.run(pip, check=True)
-    sys.path.insert(0, home)
-    print("Colab: the course is in", home)
+        else:
+            git = ["git", "clone", "--quiet", "--depth", "1", repo, home]
+            pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+            for step in (git, pip):
+                done = subprocess.run(step, capture_output=True, text=True)
+                if done.returncode:
+                    course_ready = False
+                    shutil.rmtree(home, ignore_errors=True)
+                    why = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                    print(f"Missing: the course, not fetched from {repo} ({step[0]}: {why}). Run this cell again.")
+                    break
+    if course_ready:
+        sys.path.insert(0, home)
+        print("Colab: the course is in", home)
     import torch
 
     if not torch.cuda.is_available():
         print("No GPU in this runtime: Runtime > Change runtime type > T4 GPU, then run this cell again.")
 else:
     print("Local run: nothing to install.")
-# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
-# saying whether it is supported; an error naming what is missing when it is too old.
-from torchcourse.preflight import check_torch
+if course_ready:
+    # A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+    # saying whether it is supported; an error naming what is missing when it is too old.
+    from torchcourse.preflight import check_torch
 
-_ = check_torch()
+    _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 07 · GPU offload
@@ -105,7 +118,16 @@ _ = check_torch()
 # NBVAL_IGNORE_OUTPUT
 import torch
 
-from torchcourse import claim, describe_device, format_seconds, gpu_skip_message, measure, pick_device
+from torchcourse import (
+    claim,
+    describe_device,
+    format_seconds,
+    gpu_skip_message,
+    measure,
+    pick_device,
+    predict,
+    reveal,
+)
 from torchcourse.timing import interleaved
 
 print("torch.accelerator.current_accelerator():", torch.accelerator.current_accelerator())
@@ -378,7 +400,13 @@ except RuntimeError as exc:
 # operating system, which maps each page on its first write (a *page fault*): a clone times
 # the allocator and the page faults too (the size sweep below shows where that starts). The
 # cell times both, and the course's `copy_bandwidth()`, the figure module 00's preflight
-# reports:
+# reports.
+#
+# **Predict 07.p1.** Both move the same 64 MiB. How many times the time of `dst.copy_(host)` does
+# `host.clone()` take on your machine? Write a number; within a factor of 2 counts as right.
+
+# %%
+predict("07.p1", None)  # replace None with your prediction
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -392,6 +420,13 @@ gb = 2 * host.numel() * host.element_size() / 1e9  # read + write
 print(f"dst.copy_(host), 64 MiB: {copy_t}  ->  {gb / copy_t.min:5.1f} GB/s")
 print(f"host.clone(),    64 MiB: {clone_t}  ->  {gb / clone_t.min:5.1f} GB/s")
 print(f"copy_bandwidth(128 MiB), as in the preflight: {copy_bandwidth(128 * 2**20):5.1f} GB/s")
+reveal(
+    "07.p1",
+    clone_t.min / copy_t.min,
+    within=2.0,
+    why="the clone also allocates 64 MiB of fresh memory on every call, and the operating system maps and zeroes "
+    "each of its pages on the first write: that costs about as much as the copy itself, or more.",
+)
 
 # %% [markdown]
 # That copy time is what `pin_memory()` would add on your thread for this tensor before its
@@ -503,6 +538,12 @@ else:
 # We measure the CPU up to 1500×1500 and extrapolate to 5000 and 10000 with the `n³` law,
 # from the largest size measured: on a small CPU the large products would take up to
 # seconds each (the last lines of the output say how long, for this machine).
+#
+# **Predict 07.p2.** A 500×500 product has twice the rows and columns of a 250×250 one. How many
+# times as long does it take on your CPU? Write a number; within a factor of 2 counts as right.
+
+# %%
+predict("07.p2", None)  # replace None with your prediction
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -518,6 +559,22 @@ for n in sizes:
 for n in (5000, 10000):
     cpu_seconds[n] = cpu_seconds[1500] * (n / 1500) ** 3
     print(f"CPU {n:>5}x{n:<5} about {cpu_seconds[n]:.1f} s (extrapolated as n³ from 1500)")
+# by construction of the work, with room for a small product's lower rate: each size does
+# (n2/n1)³ times the FLOPs (8x from 250 to 500), so it takes well over a quarter of that ratio longer;
+# two sizes at the same time would mean a disturbed run, not a law
+for n1, n2 in zip(sizes, sizes[1:]):
+    claim(
+        cpu_seconds[n2] > (n2 / n1) ** 3 / 4 * cpu_seconds[n1],
+        f"the {n2}x{n2} product takes more than a quarter of (n2/n1)³ times the {n1}x{n1} one",
+        f"{cpu_seconds[n1]=:.2e} {cpu_seconds[n2]=:.2e}",
+    )
+reveal(
+    "07.p2",
+    cpu_seconds[500] / cpu_seconds[250],
+    within=2.0,
+    why="a product does 2n³ operations: twice the size is 8x the work. Small products run below the CPU's peak "
+    "rate, so the measured ratio is often a little under 8.",
+)
 
 # %%
 print("measured sizes:", sizes, "| extrapolated:", [5000, 10000])
@@ -873,9 +930,13 @@ plt.show()
 # `RuntimeError`, whose message says how much it tried to allocate, the device's total
 # capacity and how much of it is free, and how much of the memory PyTorch holds is allocated
 # and how much is reserved but unallocated, with advice for when that last part is large
-# (fragmentation): the allocator option `expandable_segments:True`. On the CPU, the
-# allocator raises a plain `RuntimeError`: asking for 4 EiB (2⁶² bytes, more than any
-# machine can address) fails at once, without touching memory:
+# (fragmentation): the allocator option `expandable_segments:True`. Apple's GPU (MPS) is
+# different: its allocator raises a plain `RuntimeError` ("MPS backend out of memory", a
+# `TORCH_CHECK` in `aten/src/ATen/mps/MPSAllocator.mm`), not `torch.OutOfMemoryError`.
+#
+# On the CPU, an error may not come at all. A request the operating system refuses outright raises
+# a plain `RuntimeError`: asking for 4 EiB (2⁶² bytes, more than any machine can address) fails at
+# once, without touching memory:
 
 # %% tags=["raises-exception", "version-specific"]
 torch.empty(2**62, dtype=torch.uint8)
@@ -892,6 +953,62 @@ except torch.OutOfMemoryError:
 except RuntimeError as exc:
     print("caught as a plain RuntimeError:", "can't allocate memory" in str(exc))
 print("torch.OutOfMemoryError is a RuntimeError:", issubclass(torch.OutOfMemoryError, RuntimeError))
+
+# %% [markdown]
+# A request the machine could *almost* hold is another matter. Linux by default *overcommits*:
+# `torch.empty` only reserves address space, and the kernel finds physical pages when they are first
+# written. Its default policy (`vm.overcommit_memory = 0`) refuses one request larger than the whole
+# machine, but grants each request below that, however much memory is already in use. Two buffers of
+# 90% of the machine's memory each are both granted; writing to them later does not raise either: the
+# kernel's out-of-memory killer ends the process (in Jupyter: "the kernel died"). The next cell asks for
+# two such buffers and **never writes to them**.
+#
+# **Predict 07.p3.** Does asking for the two buffers (1.8 times this machine's memory, never written)
+# raise an error? Write True or False.
+
+# %%
+predict("07.p3", None)  # replace None with your prediction
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+from pathlib import Path
+
+
+def resident_bytes():
+    """This process's resident memory (VmRSS), read from /proc."""
+    line = next(line for line in Path("/proc/self/status").read_text().splitlines() if line.startswith("VmRSS"))
+    return int(line.split()[1]) * 1024
+
+
+policy = Path("/proc/sys/vm/overcommit_memory")
+raised = None
+if policy.exists():
+    meminfo = Path("/proc/meminfo").read_text().splitlines()
+    total = int(next(line for line in meminfo if line.startswith("MemTotal")).split()[1]) * 1024
+    print(f"vm.overcommit_memory = {policy.read_text().strip()} (0: heuristic, the default; 1: always; 2: strict)")
+    before = resident_bytes()
+    try:
+        first = torch.empty(int(0.9 * total), dtype=torch.uint8)  # address space only: never written
+        second = torch.empty(int(0.9 * total), dtype=torch.uint8)
+        grown = resident_bytes() - before
+        print(
+            f"two torch.empty of {0.9 * total / 1e9:.1f} GB each on a {total / 1e9:.1f} GB machine: no error; "
+            f"resident memory grew by {grown / 1e6:.0f} MB"
+        )
+        del first, second
+        raised = False
+    except RuntimeError as exc:
+        raised = True
+        print("refused at once (strict overcommit): RuntimeError:", str(exc).splitlines()[0][:120])
+else:
+    print("No /proc here (not Linux): this check reads Linux's policy; other systems have their own.")
+if raised is not None:
+    reveal(
+        "07.p3",
+        raised,
+        why="with overcommit the kernel grants address space, not memory: nothing is checked against what is free "
+        "until a page is written. Only strict overcommit (2) refuses at once.",
+    )
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -926,22 +1043,39 @@ weights @ inputs
 # %% [markdown]
 # Fix: create both on `device`, or move one with `.to(weights.device)`.
 #
+# **Predict 07.p4.** `weights` is on `meta`. Does `weights * torch.tensor(2.0)`, a 0-d tensor on the
+# CPU, raise an error? Write True or False.
+
+# %%
+predict("07.p4", None)  # replace None with your prediction
+
+# %%
+weights = torch.randn(3, 3).to("meta")
+try:
+    print("meta tensor * 0-d CPU tensor ->", (weights * torch.tensor(2.0)).device)
+    scalar_raised = False
+except RuntimeError:
+    scalar_raised = True
+reveal(
+    "07.p4",
+    scalar_raised,
+    why="a 0-d CPU tensor is read on the host and passed to the kernel like a Python number, whatever the other "
+    "tensor's device: an exception to the same-device rule.",
+)
+print("meta tensor indexed by a CPU index tensor ->", weights[torch.tensor([0, 2])].device)
+try:
+    weights * torch.tensor([2.0])
+except RuntimeError as exc:
+    print("meta tensor * 1-element 1-d CPU tensor -> RuntimeError:", exc)
+
+# %% [markdown]
 # Two exceptions are worth knowing, because they make mixed code run where you expected
 # an error. A **0-d CPU tensor** (a scalar such as `torch.tensor(2.0)`) combines with a
 # tensor on any device: its value is read on the host and handed to the kernel like a
 # Python number. A 1-element tensor with a dimension (`torch.tensor([2.0])`) is not a
 # scalar and fails like any other. And an
 # **index tensor** on the CPU is copied to the indexed tensor's device for you: `x[idx]` works
-# with `x` on the GPU and `idx` on the CPU, at the cost of a transfer you did not write:
-
-# %%
-weights = torch.randn(3, 3).to("meta")
-print("meta tensor * 0-d CPU tensor ->", (weights * torch.tensor(2.0)).device)
-print("meta tensor indexed by a CPU index tensor ->", weights[torch.tensor([0, 2])].device)
-try:
-    weights * torch.tensor([2.0])
-except RuntimeError as exc:
-    print("meta tensor * 1-element 1-d CPU tensor -> RuntimeError:", exc)
+# with `x` on the GPU and `idx` on the CPU, at the cost of a transfer you did not write.
 
 # %% [markdown]
 # **Expecting `.to()` to move the tensor in place.** `t.to(device)` returns a new tensor;
@@ -987,8 +1121,9 @@ torch.ones(2, device="meta").numpy()
 # That is not a leak. A leak is `memory_allocated()` growing step after step: tensors your
 # code still refers to. `empty_cache()` helps only other processes.
 #
-# **Catching only `torch.OutOfMemoryError`.** The CPU allocator raises a plain
-# `RuntimeError` when it runs out; catch `RuntimeError` where both can happen.
+# **Catching only `torch.OutOfMemoryError`.** The CPU and MPS allocators raise a plain
+# `RuntimeError` when they refuse; catch `RuntimeError` where more than CUDA can run. And on
+# Linux do not count on an error from the CPU at all: size the work from the memory you have.
 
 # %% [markdown]
 # ## Key points
@@ -1013,7 +1148,9 @@ torch.ones(2, device="meta").numpy()
 #   functions live in `torch.cuda` and `torch.accelerator`.
 # * Size a batch by measurement: the peak of one step is `fixed + per_sample · n`; measure two
 #   small batches, solve for the largest `n` under the budget, and keep a margin. Running out
-#   raises `torch.OutOfMemoryError` on a GPU and a plain `RuntimeError` on the CPU.
+#   raises `torch.OutOfMemoryError` on CUDA and a plain `RuntimeError` on MPS; on the CPU a
+#   refused request is a plain `RuntimeError`, but under Linux's overcommit a granted one can
+#   end with the process killed when its pages are written, with no exception at all.
 #
 # ## Further reading
 #

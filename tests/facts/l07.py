@@ -336,10 +336,46 @@ def _():
 @fact(
     "07",
     "cpu-oom-is-plain-runtime-error",
-    "On the CPU, the allocator raises a plain `RuntimeError`: asking for 4 EiB (2⁶² bytes, more than any machine "
-    "can address) fails at once, without touching memory",
+    "A request the operating system refuses outright raises a plain `RuntimeError`: asking for 4 EiB (2⁶² bytes, "
+    "more than any machine can address) fails at once, without touching memory",
 )
 def _():
     with pytest.raises(RuntimeError, match="can't allocate memory") as caught:
         torch.empty(2**62, dtype=torch.uint8)
     assert not isinstance(caught.value, torch.OutOfMemoryError)
+
+
+def _resident_bytes():
+    line = next(line for line in open("/proc/self/status").read().splitlines() if line.startswith("VmRSS"))
+    return int(line.split()[1]) * 1024
+
+
+@fact(
+    "07",
+    "cpu-overcommit-grants-unwritten",
+    "`torch.empty` only reserves address space, and the kernel finds physical pages when they are first written.",
+    rival="torch's CPU allocator checks free memory and would raise when the request cannot be backed: it does "
+    "not; the request is granted and the resident memory does not grow, so no page was touched",
+)
+def _():
+    import os
+
+    if not os.path.exists("/proc/sys/vm/overcommit_memory"):
+        pytest.skip("Linux only: reads /proc")
+    policy = int(open("/proc/sys/vm/overcommit_memory").read())
+    if policy == 2:
+        pytest.skip("strict overcommit (vm.overcommit_memory = 2): the request is refused at once")
+    meminfo = open("/proc/meminfo").read().splitlines()
+    total = int(next(line for line in meminfo if line.startswith("MemTotal")).split()[1]) * 1024
+    available = int(next(line for line in meminfo if line.startswith("MemAvailable")).split()[1]) * 1024
+    before = _resident_bytes()
+    first = torch.empty(int(0.9 * total), dtype=torch.uint8)  # never written: address space only
+    second = torch.empty(int(0.9 * total), dtype=torch.uint8)
+    grown = _resident_bytes() - before
+    assert first.numel() + second.numel() > total > available  # more than the machine, granted
+    assert grown < 64 * 2**20, grown  # no page written: nothing resident
+    del first, second
+    if policy == 0:  # the heuristic refuses one request above the whole machine (RAM + swap)
+        swap = int(next(line for line in meminfo if line.startswith("SwapTotal")).split()[1]) * 1024
+        with pytest.raises(RuntimeError, match="can't allocate memory"):
+            torch.empty(int(1.5 * (total + swap)), dtype=torch.uint8)
