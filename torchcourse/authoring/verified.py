@@ -226,17 +226,71 @@ def write_matrix(check: bool) -> list[str]:
     return []
 
 
+def insert_in_notebook(py: Path) -> bool:
+    """Put ``py``'s Verified cell into its executed ``.ipynb`` before the footer (markdown only,
+    nothing executed); True when the notebook changed. Once the cell exists, the build's
+    markdown refresh keeps it current."""
+    import jupytext
+    import nbformat
+    from nbformat.v4 import new_markdown_cell
+
+    ipynb = py.with_suffix(".ipynb")
+    wanted = next((c for c in jupytext.read(py).cells if TAG in c.metadata.get("tags", [])), None)
+    if wanted is None or not ipynb.exists():
+        return False
+    nb = nbformat.read(ipynb, as_version=4)
+    old = [c for c in nb.cells if TAG in c.metadata.get("tags", [])]
+    if len(old) == 1 and old[0].source == wanted.source:
+        return False
+    cells = [c for c in nb.cells if TAG not in c.metadata.get("tags", [])]
+    footer = max((i for i, c in enumerate(cells) if "course-nav" in c.metadata.get("tags", [])), default=len(cells))
+    cells.insert(footer, new_markdown_cell(wanted.source, metadata={"tags": [TAG]}))
+    nb.cells = cells
+    nbformat.write(nb, ipynb)
+    return True
+
+
+CELL_START = re.compile(r"^# %%.*$", re.MULTILINE)
+
+
+def insert_in_source(text: str, lesson: str) -> str:
+    """``text`` (a lesson's percent-format source) with its Verified cell put, or replaced, just
+    before the navigation footer; nothing else touched (the setup and navigation cells stay as
+    they are, so the change is markdown only)."""
+    body = block(lesson)
+    starts = [m.start() for m in CELL_START.finditer(text)] + [len(text)]
+    cells = [text[a:b] for a, b in zip(starts, starts[1:])]
+    head = text[: starts[0]]
+    cells = [c for c in cells if not c.startswith('# %% [markdown] tags=["verified"]')]
+    if body is None:
+        return head + "".join(cells)
+    new = '# %% [markdown] tags=["verified"]\n' + "\n".join(f"# {ln}" if ln else "#" for ln in body.splitlines())
+    footer = max(
+        (i for i, c in enumerate(cells) if c.startswith('# %% [markdown] tags=["course-nav"]')), default=len(cells)
+    )
+    cells.insert(footer, new + "\n\n")
+    return head + "".join(cells)
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
     from torchcourse.authoring import navigation
 
-    parser = argparse.ArgumentParser(description="Add the Verified block to lessons (markdown only).")
+    parser = argparse.ArgumentParser(
+        description="Add the Verified block to lessons, in the .py and its stored .ipynb (markdown only)."
+    )
     parser.add_argument("--add", nargs="+", type=Path, required=True, help="lesson sources notebooks/NN_x.py")
     args = parser.parse_args(argv)
     for py in args.add:
-        if navigation.apply(py.resolve(), write=True, verified_block=True):
+        py = py.resolve().with_suffix(".py")
+        text = py.read_text(encoding="utf-8")
+        new = insert_in_source(text, navigation.module_of(py).number)
+        if new != text:
+            py.write_text(new, encoding="utf-8")
             print(f"Verified block written in {py}")
+        if insert_in_notebook(py):
+            print(f"Verified block copied into {py.with_suffix('.ipynb')}")
     return 0
 
 
