@@ -21,33 +21,46 @@
 # Colab runtime: CPU is enough for this module.
 import sys
 
+course_ready = True
 if "google.colab" in sys.modules:
     import os
+    import shutil
     import subprocess
 
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
         if not repo:
-            raise RuntimeError(
-                "This copy of the course names no repository to fetch: run "
-                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            course_ready = False
+            print(
+                "Missing: the course's git address. Run os.environ['TORCHCOURSE_REPO'] = "
+                "'<the course git URL>' in a cell, then this cell again."
             )
-        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
-        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
-        subprocess.run(pip, check=True)
-    sys.path.insert(0, home)
-    print("Colab: the course is in", home)
+        else:
+            git = ["git", "clone", "--quiet", "--depth", "1", repo, home]
+            pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+            for step in (git, pip):
+                done = subprocess.run(step, capture_output=True, text=True)
+                if done.returncode:
+                    course_ready = False
+                    shutil.rmtree(home, ignore_errors=True)
+                    why = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                    print(f"Missing: the course, not fetched from {repo} ({step[0]}: {why}). Run this cell again.")
+                    break
+    if course_ready:
+        sys.path.insert(0, home)
+        print("Colab: the course is in", home)
 else:
     print("Local run: nothing to install.")
-# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
-# saying whether it is supported; an error naming what is missing when it is too old.
-from torchcourse.preflight import check_torch
+if course_ready:
+    # A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+    # saying whether it is supported; an error naming what is missing when it is too old.
+    from torchcourse.preflight import check_torch
 
-_ = check_torch()
+    _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 16 · Advanced indexing: masks, gather and scatter
@@ -85,7 +98,7 @@ _ = check_torch()
 import matplotlib.pyplot as plt
 import torch
 
-from torchcourse import claim, format_seconds, measure
+from torchcourse import claim, format_seconds, measure, predict, reveal
 
 
 def same_storage(a, b):
@@ -117,6 +130,27 @@ for name, r in {**basic, **advanced}.items():
     print(f"{name:22} shape {str(tuple(r.shape)):8} shares x's storage: {same_storage(r, x)}")
 claim(all(same_storage(r, x) for r in basic.values()), "every basic index returns a view of x")
 claim(not any(same_storage(r, x) for r in advanced.values()), "every advanced index returns a copy")
+
+# %% [markdown]
+# Python's brackets hide one trap: `x[0, 2]` passes the tuple `(0, 2)`, so `x[(0, 2)]` is the same
+# subscript, while `x[[0, 2]]` passes a list.
+#
+# **Predict 16.p1.** Is `x[(0, 2)]` a `"view"` of `x` or a `"copy"`?
+
+# %%
+predict("16.p1", None)  # replace None with your prediction
+
+# %%
+as_tuple, as_list = x[(0, 2)], x[[0, 2]]
+print(f"x[(0, 2)] shape {tuple(as_tuple.shape)}, shares x's storage: {same_storage(as_tuple, x)}")
+print(f"x[[0, 2]] shape {tuple(as_list.shape)}, shares x's storage: {same_storage(as_list, x)}")
+reveal(
+    "16.p1",
+    "view" if same_storage(as_tuple, x) else "copy",
+    choices=("view", "copy"),
+    why="a tuple in the brackets is the subscript itself: x[(0, 2)] is x[0, 2], two integers, basic "
+    "indexing, a 0-d view of one entry. A list is one index array: x[[0, 2]] copies rows 0 and 2.",
+)
 
 # %% [markdown]
 # Even `x[torch.tensor([2])]`, a single row picked by a one-element index tensor, is a copy:
@@ -235,7 +269,8 @@ claim(not same_storage(by_index_select, x), "index_select copies")
 # `torch.where(cond, a, b)` chooses elementwise: `a` where `cond` holds, `b` elsewhere, all
 # three broadcast together. It is a new tensor, and both `a` and `b` are computed in full
 # before the choice: `torch.where(x > 0, x.log(), 0)` still takes the log of every entry
-# (the unwanted results are just not picked). With one argument, `torch.where(cond)` is
+# (the unwanted results are just not picked; under autograd, a NaN or inf from the unused branch
+# still reaches the gradient, as module 14 showed). With one argument, `torch.where(cond)` is
 # `cond.nonzero(as_tuple=True)`: a tuple of index tensors, one per dimension, ready to
 # index with. `nonzero()` without the tuple gives the coordinates as one `(count, ndim)`
 # tensor.
@@ -289,6 +324,14 @@ claim(torch.equal(one_hot.argmax(dim=1), label), "each row's 1 sits in its label
 # documentation leaves the winner undefined). The accumulating operations add every
 # occurrence: `index_add_(dim, index, source)`, `scatter_add_`, and
 # `index_put_(..., accumulate=True)`; for plain counts `torch.bincount` does the same.
+#
+# **Predict 16.p2.** With `idx = [1, 3, 1, 0, 1]` and `counts` four zeros, what is `counts[1]`
+# after `counts[idx] += 1`? Write a whole number.
+
+# %%
+predict("16.p2", None)  # replace None with your prediction
+
+# %%
 
 # %%
 idx = torch.tensor([1, 3, 1, 0, 1])
@@ -299,6 +342,20 @@ print("counts[idx] += 1:", naive)
 print("index_add_:      ", added)
 print("bincount:        ", torch.bincount(idx, minlength=4))
 claim(naive[1] == 1 and added[1] == 3, "the += version counted index 1 once; index_add_ counted it three times")
+reveal(
+    "16.p2",
+    int(naive[1]),
+    why="Python runs counts[idx] += 1 in three steps: read counts[idx] (a gather: a copy of the old values, all 0), "
+    "add 1 to that copy, write it back (index_put_). Index 1 is written three times with the same 1.",
+)
+
+# %% [markdown]
+# With *different* values for a repeated position, `x[idx] = values` is worse than wrong: the
+# documentation of `index_put_` calls the result undefined when `accumulate=False`, so the CPU may
+# keep one value and a GPU another. And on a GPU, the accumulating operations on floats
+# (`index_add_`, `scatter_add_`, `index_put_(accumulate=True)`) add with atomics in no fixed order:
+# the last bits of a sum can change from run to run. `torch.use_deterministic_algorithms(True)`
+# makes them repeatable, at some speed.
 
 # %% [markdown]
 # `index_add_` adds whole slices, which makes **segment sums** (per-group totals) one call:
@@ -312,7 +369,7 @@ print(totals)
 claim(torch.equal(totals[1], torch.zeros(2)), "segment 1 has no row, so its total stays zero")
 
 # %% [markdown]
-# ## What it costs
+# ## What it costs (optional)
 #
 # A view costs one small tensor header, whatever the size. An advanced index pays for the
 # copy **and** for its index: an int64 index holds 8 bytes per picked element, twice the
@@ -465,7 +522,34 @@ x[torch.tensor([0.0, 2.0])]
 
 # %% [markdown]
 # **An index out of range.** Advanced indexing checks every index (a slice silently stops at
-# the end; an index tensor does not):
+# the end; an index tensor does not). Negative positions count from the end, as in Python:
+# `x[[-1]]` is the last row.
+#
+# **Predict 16.p3.** `x[[-1]]` works. Does `x.index_select(0, torch.tensor([-1]))` `"run"` or
+# `"raise"`?
+
+# %%
+predict("16.p3", None)  # replace None with your prediction
+
+# %%
+x = torch.arange(12).reshape(3, 4)
+print("x[[-1]] =", x[[-1]])
+try:
+    x.index_select(0, torch.tensor([-1]))
+    outcome = "run"
+except IndexError as error:
+    outcome = "raise"
+    print(f"index_select: {type(error).__name__}: {error}")
+reveal(
+    "16.p3",
+    outcome,
+    choices=("run", "raise"),
+    why="only the subscript x[...] wraps negative positions; index_select, gather, scatter_ and index_add_ "
+    "take the index as it is, and -1 is out of range. Wrap it yourself: idx % x.shape[dim].",
+)
+
+# %% [markdown]
+# And a positive one past the end:
 
 # %% tags=["raises-exception"]
 x[[0, 3]]

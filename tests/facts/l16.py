@@ -191,3 +191,92 @@ def _():
     x = torch.arange(12).reshape(3, 4)
     with pytest.raises(IndexError, match="must be long, int, byte or bool"):
         x[torch.tensor([0.0, 2.0])]
+
+
+@fact(
+    "16",
+    "tuple-subscript-is-basic",
+    "`x[0, 2]` passes the tuple `(0, 2)`, so `x[(0, 2)]` is the same subscript, while `x[[0, 2]]` passes a list.",
+)
+def _():
+    x = torch.arange(12).reshape(3, 4)
+    t, lst = x[(0, 2)], x[[0, 2]]
+    assert t.shape == () and t.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+    assert lst.shape == (2, 4) and lst.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+    t.fill_(-5)
+    assert x[0, 2] == -5
+
+
+@fact(
+    "16",
+    "augmented-assign-is-get-add-set",
+    "Python runs counts[idx] += 1 in three steps: read counts[idx] (a gather: a copy of the old values, all 0)",
+    rival="`+=` on an advanced index is one in-place add visiting every occurrence, as index_add_ does "
+    "(then counts[1] would be 3, and the ops would not be a gather, an add_ on its copy and an index_put_)",
+)
+def _():
+    c = torch.zeros(4)
+    with _AtenOps() as seen:
+        c[torch.tensor([1, 3, 1, 0, 1])] += 1
+    relevant = [op for op in seen.ops if op in ("index", "add", "index_put_", "add_", "index_add_", "index_put")]
+    assert relevant == ["index", "add_", "index_put_"], seen.ops
+    prev = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        for dt in (torch.int64, torch.float32):
+            c = torch.zeros(4, dtype=dt)
+            c[torch.tensor([1, 3, 1, 0, 1])] += 1
+            assert c.tolist() == [1, 1, 0, 1]
+    finally:
+        torch.set_num_threads(prev)
+
+
+@fact(
+    "16",
+    "index-put-duplicates-undefined",
+    "the documentation of `index_put_` calls the result undefined when `accumulate=False`",
+)
+def _():
+    doc = " ".join(torch.Tensor.index_put_.__doc__.split())
+    assert "If accumulate is ``False``, the behavior is undefined if indices contain duplicate elements" in doc
+
+
+@fact(
+    "16",
+    "accumulate-nondeterministic-on-gpu",
+    "`torch.use_deterministic_algorithms(True)` makes them repeatable, at some speed.",
+)
+def _():
+    doc = torch.use_deterministic_algorithms.__doc__
+    for op in ("index_add", "scatter_add_", "index_put"):
+        assert op in doc
+    assert "accumulate=True" in doc
+
+
+@fact(
+    "16",
+    "negative-index-only-in-subscript",
+    "only the subscript x[...] wraps negative positions",
+)
+def _():
+    x = torch.arange(12).reshape(3, 4)
+    assert x[[-1]].tolist() == [[8, 9, 10, 11]] and x[torch.tensor([-1])].shape == (1, 4)
+    with pytest.raises(IndexError):
+        x.index_select(0, torch.tensor([-1]))
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        x.gather(1, torch.full((3, 1), -1))
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        torch.zeros(3).scatter_(0, torch.tensor([-1]), 1.0)
+    with pytest.raises(IndexError):
+        torch.zeros(3).index_add_(0, torch.tensor([-1]), torch.ones(1))
+
+
+@fact(
+    "16",
+    "where-unused-branch-nan-reaches-grad",
+    "under autograd, a NaN or inf from the unused branch still reaches the gradient",
+)
+def _():
+    x = torch.tensor([0.0, 1.0], requires_grad=True)
+    (g,) = torch.autograd.grad(torch.where(x > 0, x.log(), 0.0).sum(), x)
+    assert g[0].isnan() and g[1] == 1.0
