@@ -137,7 +137,7 @@ def _compare_to_reference(ex: Exercise, args: tuple, got: Any, expected: Any) ->
         try:
             return ex.property(args, got)
         except Exception as exc:
-            return f"could not inspect your result ({type(exc).__name__}: {exc})"
+            return f"could not inspect your result ({exc_text(exc)})"
     if not ex.float64_truth:
         return compare(got, expected, rtol=ex.rtol, atol=ex.atol, check_dtype=ex.check_dtype)
     # shape, dtype and type against the reference; values against the float64 truth
@@ -156,7 +156,7 @@ def _judge(rules: Sequence[Rule], case: Case, first: bool) -> str | None:
         try:
             msg = rule.judge(case)
         except Exception as exc:  # a rule that cannot inspect an odd answer says so in one line
-            msg = f"could not inspect your result ({type(exc).__name__}: {exc})"
+            msg = f"could not inspect your result ({exc_text(exc)})"
         if msg:
             return msg
     return None
@@ -209,6 +209,24 @@ def budget(ex: Exercise, n_cases: int) -> float:
     return per * max(n_cases, 1)
 
 
+def exc_text(exc: BaseException) -> str:
+    """``Name: first line of the message``, even for an exception whose ``__str__`` raises."""
+    try:
+        text = (str(exc).strip().splitlines() or [""])[0]
+    except Exception:  # noqa: BLE001 - a learner's exception class may break str()
+        text = ""
+    return f"{type(exc).__name__}{': ' + text if text else ''}"
+
+
+# Where an error message quotes code (dynamo's "from user code:", a traceback's File "...", line N),
+# the rest is cut: a check line never shows a line of the reference or of the check.
+_QUOTES_CODE = re.compile(r'\s(?:from user code:|Traceback \(most recent call last\)|File "[^"]*", line \d+).*', re.S)
+
+
+def _one_line(message: str) -> str:
+    return " ".join(_QUOTES_CODE.sub(" ", message).split())
+
+
 def _too_slow(seconds: float | None) -> str:
     return (
         f"your function was still running after {seconds or 0:.3g} s, this check's time limit for all its inputs "
@@ -218,9 +236,8 @@ def _too_slow(seconds: float | None) -> str:
 
 
 def _broke_something(exc: BaseException) -> str:
-    text = (str(exc).strip().splitlines() or [""])[0]
     return (
-        f"after your function ran, the check could not go on ({type(exc).__name__}{': ' + text if text else ''}): "
+        f"after your function ran, the check could not go on ({exc_text(exc)}): "
         "your function changed something it was given or something global (a torch function, a setting), "
         "or returned an object that cannot be compared; leave what you are given as it was"
     )
@@ -233,7 +250,7 @@ def _evaluate(ex: Exercise, fn: Any, ran: list, limit: TimeLimit, seconds: float
     try:
         cases = sorted(ex.cases(), key=size)
     except Exception as exc:  # a broken case generator is a course bug; still no traceback
-        return FAIL, f"the check could not build its inputs ({type(exc).__name__}: {exc})"
+        return FAIL, f"the check could not build its inputs ({exc_text(exc)})"
     early, late = [r for r in ex.rules if r.early], [r for r in ex.rules if not r.early]
     plan = [(args, "") for args in cases] + generated_cases(ex, list(cases))
     fresh_builds: list = []
@@ -297,12 +314,11 @@ def _call(ex: Exercise, fn: Any, args: tuple, where: str) -> tuple[Any, tuple[st
                 TODO,
                 f'not attempted yet (replace `raise NotImplementedError` with your answer; hint("{ex.id}") helps)',
             )
-        return None, (FAIL, f"your function raised NotImplementedError: {exc}{where}")
+        return None, (FAIL, f"your function raised {exc_text(exc)}{where}")
     except (KeyboardInterrupt, TimeLimitExceeded):
         raise
     except BaseException as exc:  # SystemExit too: a learner's exit() must not kill the check
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        return None, (FAIL, f"your function raised {type(exc).__name__}{': ' + text if text else ''}{where}")
+        return None, (FAIL, f"your function raised {exc_text(exc)}{where}")
 
 
 def _compare_case(ex: Exercise, my_args: tuple, ref_args: tuple, before: tuple, got: Any, expected: Any) -> str | None:
@@ -335,7 +351,7 @@ def check(exercise_id: str, fn: Any) -> None:
     try:
         ex = REGISTRY.get(exercise_id)
     except Exception as exc:
-        print(f"{FAIL} {exercise_id}: could not load the exercise definitions ({type(exc).__name__}: {exc})")
+        print(f"{FAIL} {exercise_id}: could not load the exercise definitions ({exc_text(exc)})")
         return
     if ex is None:
         print(f"{FAIL} {exercise_id}: no such exercise id (ids look like '01.3')")
@@ -343,8 +359,8 @@ def check(exercise_id: str, fn: Any) -> None:
     try:
         status, message = evaluate(ex, fn)
     except Exception as exc:  # the reference itself failed: a course bug, reported not raised
-        status, message = FAIL, f"the check itself failed ({type(exc).__name__}: {exc}); please report this"
-    print(f"{status} {ex.id} {ex.title}: {' '.join(message.split())}")
+        status, message = FAIL, f"the check itself failed ({exc_text(exc)}); please report this"
+    print(f"{status} {ex.id} {ex.title}: {_one_line(message)}")
     record_progress("exercises", ex.id, {PASS: "pass", FAIL: "fail"}.get(status, "todo"))  # local only, never raises
 
 

@@ -386,6 +386,7 @@ EXERCISES = [
             c.close_equal_nan,
             c.close_relative_to_got,
             c.close_exact,
+            c.close_min_item,
         ],
     ),
 ]

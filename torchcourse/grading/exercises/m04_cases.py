@@ -285,6 +285,8 @@ def close_cases():
         _pair([inf, -inf, 1.0], [inf, -inf, 1.0]),  # equal infinities are
         _pair([1e38, 1.0], [inf, 1.0]),
         (randn(3, 4, seed=404, dtype=f64), randn(3, 4, seed=404, dtype=f64) * (1 + 2e-8)),
+        _pair([], []),  # "every element" of an empty pair: all of none are close
+        (torch.zeros(0, 3, dtype=f16), torch.zeros(0, 3, dtype=f16)),
     ]
 
 
@@ -320,6 +322,15 @@ def close_relative_to_got(got, want):
     )
     diff = (got - want).abs().double()
     return bool((diff <= atol + rtol * got.abs().double()).all())  # |got|, not |want|
+
+
+def close_min_item(got, want):
+    rtol, atol = {torch.float16: (1e-3, 1e-5), torch.bfloat16: (1.6e-2, 1e-5), torch.float64: (1e-7, 1e-7)}.get(
+        got.dtype, (1.3e-6, 1e-5)
+    )
+    if got.dtype == torch.complex128:
+        rtol, atol = 1e-7, 1e-7
+    return torch.isclose(got, want, rtol=rtol, atol=atol).min().item()  # raises on an empty pair
 
 
 def close_exact(got, want):

@@ -111,6 +111,35 @@ def _nested_net(seed: int, n_in: int, n_out: int) -> nn.Sequential:
     return net
 
 
+class _Shrink(nn.Module):
+    """A layer of the learner's own kind that reads ``self.training``: it halves its input while
+    training (a stand-in for noise) and passes it through in eval mode."""
+
+    def forward(self, x):
+        return x * 0.5 if self.training else x
+
+
+def _image_net(seed: int, channels: int) -> nn.Sequential:
+    """Layers whose training and eval behaviours differ, other than Dropout and BatchNorm1d: BatchNorm2d,
+    Dropout2d, AlphaDropout, InstanceNorm2d with running statistics and a module that reads self.training.
+    Built without the global random generator (none of them draws initial weights)."""
+    net = nn.Sequential(
+        nn.BatchNorm2d(channels),
+        nn.Dropout2d(0.5),
+        _Shrink(),
+        nn.InstanceNorm2d(channels, track_running_stats=True),
+        nn.AlphaDropout(0.3),
+        nn.Flatten(),
+    )
+    with torch.no_grad():
+        for k, norm in enumerate((net[0], net[3])):
+            norm.running_mean.copy_(randn(channels, seed=seed + 2 * k))
+            norm.running_var.copy_(randn(channels, seed=seed + 2 * k + 1).abs() + 0.5)
+        net[0].weight.copy_(randn(channels, seed=seed + 5))
+        net[0].bias.copy_(randn(channels, seed=seed + 6))
+    return net
+
+
 def _restore_cases():
     """(model, x): in training mode; in eval mode; in training mode with its BatchNorm block frozen in
     eval mode (flags that differ from the parent's); in eval mode with only the Dropout in training."""
@@ -123,6 +152,7 @@ def _restore_cases():
         (_nested_net(855, 5, 1).eval(), randn(4, 5, seed=856)),
         (frozen_bn, randn(6, 4, seed=861)),
         (odd_dropout, randn(3, 3, seed=871)),
+        (_image_net(880, 2), randn(3, 2, 4, 4, seed=881)),
     ]
 
 
@@ -176,6 +206,45 @@ def _eval_keeps_graph(model, x):
     for m, flag in flags.items():
         m.training = flag
     return y
+
+
+def _eval_known_types(model, x):
+    flags = {m: m.training for m in model.modules()}
+    for m in model.modules():
+        if isinstance(m, (nn.Dropout, nn.BatchNorm1d)):  # only the two layer types the lesson shows
+            m.eval()
+    try:
+        with torch.no_grad():
+            return model(x)
+    finally:
+        for m, flag in flags.items():
+            m.training = flag
+
+
+def _eval_library_families(model, x):
+    flags = {m: m.training for m in model.modules()}
+    for m in model.modules():  # every dropout and batch norm, but not InstanceNorm nor a custom layer
+        if isinstance(m, (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm)):
+            m.eval()
+    try:
+        with torch.no_grad():
+            return model(x)
+    finally:
+        for m, flag in flags.items():
+            m.training = flag
+
+
+def _eval_norm_and_dropout_layers(model, x):
+    flags = {m: m.training for m in model.modules()}
+    for m in model.modules():  # every library norm and dropout layer, but not a layer of one's own
+        if isinstance(m, (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._NormBase)):
+            m.eval()
+    try:
+        with torch.no_grad():
+            return model(x)
+    finally:
+        for m, flag in flags.items():
+            m.training = flag
 
 
 def _warm_up_then_predict(model, x):

@@ -33,6 +33,7 @@ from torchcourse.grading.exercises.m09_numerics import (
     _agree_scaled_by_actual,
     _dropout_aot_eager,
     _dropout_cases,
+    _dropout_compiled_then_eager,
     _dropout_left_on,
     _dropout_no_fallback,
     _dropout_outside,
@@ -255,6 +256,13 @@ EXERCISES = [
             "compiled function (the option is read when the graph is compiled), torch.manual_seed(seed) just "
             "before that call.",
         ],
-        wrong=[_dropout_no_fallback, _dropout_aot_eager, _dropout_left_on, _dropout_warmed_up_first, _dropout_outside],
+        wrong=[
+            _dropout_no_fallback,
+            _dropout_aot_eager,
+            _dropout_left_on,
+            _dropout_warmed_up_first,
+            _dropout_outside,
+            _dropout_compiled_then_eager,
+        ],
     ),
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import torch
 
-from torchcourse.grading.base import Case, Rule
+from torchcourse.grading.base import Case, Rule, _tensors
 from torchcourse.grading.compare import describe
 from torchcourse.grading.exercises._inputs import generator
 from torchcourse.grading.exercises._solutions import solution
@@ -172,15 +172,22 @@ class ByInductor(Rule):
 
         torch.compiler.reset()
         before = _inductor_graphs()
-        given, graphs = inductor_entry.compile_fx, []
+        given, graphs, outputs = inductor_entry.compile_fx, [], []
 
         def recording(gm, *args, **kwargs):  # every graph dynamo hands to inductor
             graphs.append(gm)
-            return given(gm, *args, **kwargs)
+            compiled = given(gm, *args, **kwargs)
+
+            def run(*inputs):  # what the compiled code returns, kept alive so its memory is not reused
+                out = compiled(*inputs)
+                outputs.append(out)
+                return out
+
+            return run
 
         inductor_entry.compile_fx = recording
         try:
-            case.fn(*case.fresh())
+            again = case.fn(*case.fresh())
         except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
             return None
         finally:
@@ -197,6 +204,12 @@ class ByInductor(Rule):
             return (
                 "the graphs inductor compiled draw no random numbers: the dropout ran outside the compiled function; "
                 "compile the function that calls dropout"
+            )
+        made = {t.untyped_storage().data_ptr() for t in _tensors(outputs) if t.untyped_storage().nbytes()}
+        if isinstance(again, torch.Tensor) and again.numel() and again.untyped_storage().data_ptr() not in made:
+            return (
+                "the tensor your function returns is not one the compiled code produced: return the compiled "
+                "function's result, not a dropout computed again outside it"
             )
         return None
 
@@ -244,6 +257,17 @@ def _dropout_outside(x, p, seed):
     compiled = torch.compile(lambda t: t * 1)  # inductor compiles something, but not the dropout
     torch.manual_seed(seed)
     return torch.nn.functional.dropout(compiled(x), p, training=True)
+
+
+def _dropout_compiled_then_eager(x, p, seed):
+    def drop(t):
+        return torch.nn.functional.dropout(t, p, training=True)
+
+    with torch._inductor.config.patch(fallback_random=True):
+        torch.manual_seed(seed)
+        torch.compile(drop)(x)  # compiled, and its result thrown away
+    torch.manual_seed(seed)
+    return torch.nn.functional.dropout(x, p, training=True)  # eager's numbers, from eager
 
 
 def _dropout_warmed_up_first(x, p, seed):

@@ -1,0 +1,198 @@
+"""Whatever an answer does, the learner sees one ✗ line about what their function did: never a
+line of the reference (``solutions/*.py``) or of the check (``torchcourse/grading/**``), never a
+traceback, and the process is left as it was. The answers here break things on purpose: they change
+every argument they are given (tensors, modules, programs, lists), replace torch functions,
+specialise a shared program's symbolic sizes, raise exceptions that cannot be printed or that quote
+code, and return objects whose ``__eq__``, ``__repr__`` and ``__bool__`` raise."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from tests.test_checks import EXERCISES, HEAVY, IDS
+from torchcourse.grading.checks import FAIL, REGISTRY, check, evaluate
+from torchcourse.grading.isolation import differences, process_state
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _source_lines() -> set[str]:
+    lines = set()
+    for path in [*ROOT.glob("solutions/*.py"), *ROOT.glob("torchcourse/grading/**/*.py")]:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            line = line.strip()
+            if len(line) >= 16 and not line.startswith("#"):  # markdown cells are the exercise text itself
+                lines.add(line)
+    return lines
+
+
+SOURCE = _source_lines()
+
+
+def _break(value, depth=0):
+    """Change ``value`` in place as far as it can be changed."""
+    if depth > 2:
+        return
+    if isinstance(value, torch.Tensor):
+        with torch.no_grad():
+            if value.numel() and value.device.type != "meta":
+                try:
+                    value.view(-1)[0] = 7  # the underlying memory too, for a view
+                except Exception:  # noqa: BLE001 - a dtype or layout that refuses: try another way
+                    value.data = torch.zeros(1)
+    elif isinstance(value, torch.nn.Module):
+        for p in value.parameters():
+            _break(p, depth + 1)
+        for b in value.buffers():
+            _break(b, depth + 1)
+        value.train(not value.training)
+        value.forward = lambda *a, **k: 1 / 0
+    elif isinstance(value, torch.export.ExportedProgram):
+        for node in value.graph.nodes:  # int() on every symbolic size specialises the program's shape env
+            val = node.meta.get("val")
+            for s in getattr(val, "shape", ()):
+                if isinstance(s, torch.SymInt):
+                    int(s)
+    elif isinstance(value, list):
+        for v in value:
+            _break(v, depth + 1)
+        value.append(None)
+    elif isinstance(value, dict):
+        value.clear()
+    elif isinstance(value, tuple):
+        for v in value:
+            _break(v, depth + 1)
+
+
+def changes_everything(*args):
+    for a in args:
+        _break(a)
+    return args[0] if args else None
+
+
+def replaces_torch(*args):
+    def broken(*a, **k):
+        raise RuntimeError("replaced")
+
+    for name in ("sum", "add", "matmul", "compile", "zeros", "empty", "tensor", "stack", "cat", "where"):
+        setattr(torch, name, broken)
+    torch.Tensor.sum = broken
+    torch.nn.functional.relu = broken
+    return torch.ones(2)
+
+
+class Unprintable(Exception):
+    def __str__(self):
+        raise ValueError("no")
+
+
+def raises_unprintable(*args):
+    raise Unprintable
+
+
+def raises_quoting_code(*args):
+    line = next(iter(sorted(SOURCE)))
+    raise RuntimeError(f'boom\n\nfrom user code:\n  File "{ROOT}/solutions/x.py", line 1, in f\n    {line}')
+
+
+class Hostile:
+    def __eq__(self, other):
+        raise RuntimeError("eq")
+
+    def __repr__(self):
+        raise RuntimeError("repr")
+
+    def __bool__(self):
+        raise RuntimeError("bool")
+
+    def __len__(self):
+        raise RuntimeError("len")
+
+    def __iter__(self):
+        raise RuntimeError("iter")
+
+    def __getattr__(self, name):
+        raise RuntimeError(name)
+
+    __hash__ = None
+
+
+def returns_hostile(*args):
+    return Hostile()
+
+
+ANSWERS = [changes_everything, replaces_torch, raises_unprintable, raises_quoting_code, returns_hostile]
+
+
+@pytest.mark.parametrize("ex", EXERCISES, ids=IDS)
+def test_no_traceback_and_no_source_whatever_the_answer_does(ex, capsys):
+    # where each run of the reference compiles or exports for seconds, the answers that let it run
+    # after them are kept to the one that changes everything it is given
+    answers = [a for a in ANSWERS if a not in (replaces_torch, returns_hostile)] if ex.id in HEAVY else ANSWERS
+    for answer in answers:
+        before = process_state()
+        check(ex.id, answer)
+        out = capsys.readouterr().out
+        assert out.count("\n") == 1 and out.startswith(f"{FAIL} {ex.id} "), f"{answer.__name__}: {out}"
+        shown = [line for line in SOURCE if line in out]
+        assert not shown, f"{ex.id} {answer.__name__} shows source {shown}: {out}"
+        assert "Traceback" not in out and 'File "' not in out, out
+        changed = differences(before, process_state())
+        assert not changed, f"{ex.id} {answer.__name__} left the process changed: {changed}"
+
+
+def test_the_shared_program_of_17_2_is_not_shared():
+    """17.2's answer that calls int() on the batch symbol gets a ✗ about its result; the reference,
+    run after it, still passes (it used to raise KeyError inside the worked answer)."""
+    ex = REGISTRY.get("17.2")
+
+    def specialises(program):
+        node = [n for n in program.graph.nodes if n.op == "placeholder"][-1]
+        n = int(node.meta["val"].shape[0])
+        return n, n
+
+    status, message = evaluate(ex, specialises)
+    assert status == FAIL and "expected" in message, message
+    assert evaluate(ex, ex.reference)[0] == "✓"
+
+
+def forever(*args):
+    while True:
+        time.sleep(10)
+
+
+def swallows_and_waits(*args):
+    while True:
+        try:
+            time.sleep(10)
+        except Exception:  # noqa: BLE001 - a learner's catch-all does not keep the limit away
+            pass
+
+
+@pytest.mark.parametrize("answer", [forever, swallows_and_waits])
+def test_an_answer_that_never_returns_is_stopped(answer):
+    import signal
+
+    ex = REGISTRY.get("01.1")
+    handler = signal.getsignal(signal.SIGALRM)
+    start = time.monotonic()
+    status, message = evaluate(ex, answer, time_limit=1.0)
+    assert status == FAIL and "still running after 1 s" in message, message
+    assert time.monotonic() - start < 20
+    assert signal.getsignal(signal.SIGALRM) is handler and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert evaluate(ex, ex.reference, time_limit=1.0)[0] == "✓"  # the next check is unaffected
+
+
+def test_the_time_limit_never_fires_in_the_reference():
+    """A budget far too small for the check: the timer fires while the check's own code or the
+    reference runs (the answer hands over to the reference at once), waits, and the check passes."""
+    ex = REGISTRY.get("00.1")
+
+    def hands_over(*args):
+        return ex.reference(*args)
+
+    assert evaluate(ex, hands_over, time_limit=1e-4)[0] == "✓"
