@@ -21,33 +21,46 @@
 # Colab runtime: CPU is enough for this module.
 import sys
 
+course_ready = True
 if "google.colab" in sys.modules:
     import os
+    import shutil
     import subprocess
 
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
         if not repo:
-            raise RuntimeError(
-                "This copy of the course names no repository to fetch: run "
-                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            course_ready = False
+            print(
+                "Missing: the course's git address. Run os.environ['TORCHCOURSE_REPO'] = "
+                "'<the course git URL>' in a cell, then this cell again."
             )
-        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
-        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
-        subprocess.run(pip, check=True)
-    sys.path.insert(0, home)
-    print("Colab: the course is in", home)
+        else:
+            git = ["git", "clone", "--quiet", "--depth", "1", repo, home]
+            pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+            for step in (git, pip):
+                done = subprocess.run(step, capture_output=True, text=True)
+                if done.returncode:
+                    course_ready = False
+                    shutil.rmtree(home, ignore_errors=True)
+                    why = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                    print(f"Missing: the course, not fetched from {repo} ({step[0]}: {why}). Run this cell again.")
+                    break
+    if course_ready:
+        sys.path.insert(0, home)
+        print("Colab: the course is in", home)
 else:
     print("Local run: nothing to install.")
-# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
-# saying whether it is supported; an error naming what is missing when it is too old.
-from torchcourse.preflight import check_torch
+if course_ready:
+    # A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+    # saying whether it is supported; an error naming what is missing when it is too old.
+    from torchcourse.preflight import check_torch
 
-_ = check_torch()
+    _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 10 · Recompilation and dynamic shapes
@@ -98,7 +111,7 @@ os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache_dir
 import torch
 from torch._dynamo.utils import counters
 
-from torchcourse import claim, format_seconds, time_once
+from torchcourse import claim, format_seconds, predict, reveal, time_once
 from torchcourse.compiletools import captured_logs, compile_counter, reset
 
 
@@ -134,7 +147,10 @@ print("compiles:", counter.frame_count)
 # Read it left to right: the argument `L['x']` must be a `Tensor` with this *dispatch key
 # set* (the device: `CPU`, and autograd support for it), dtype `torch.float32`,
 # `requires_grad=False`, size `[1000]` and stride `[1]`. A call that breaks any of these
-# fails the guard, and dynamo compiles again. Calls that keep them reuse the compiled code:
+# fails the guard, and dynamo compiles again. Besides the arguments, dynamo guards on global
+# state: grad mode, the thread count (`torch.set_num_threads`), the default dtype and a few
+# more. Changing one between calls compiles again too (the reason reads `GLOBAL_STATE changed:
+# grad_mode`, `num_threads`, `default_dtype`). Calls that keep all of them reuse the compiled code:
 
 # %%
 for _ in range(5):
@@ -145,7 +161,13 @@ print("compiles after 5 more calls with new values, same guards:", counter.frame
 # ## A new dtype: one more compile
 #
 # The `recompiles` log (what `TORCH_LOGS=recompiles` prints) says why each recompile
-# happened. We capture it and print just the reasons:
+# happened. We capture it and print just the reasons.
+#
+# **Predict 10.p1.** You call `f_c` with float32, float64, float32, float64 (size 1000 each
+# time). How many graphs will dynamo compile? Write a whole number.
+
+# %%
+predict("10.p1", None)  # replace None with your prediction
 
 # %%
 reset()
@@ -157,6 +179,12 @@ with captured_logs(recompiles=True) as logs:
         print(f"{str(dtype):14s} -> compiles so far: {counter.frame_count}")
 print("\n".join(reasons(logs)))
 claim(counter.frame_count == 2, "two dtypes, four calls: two compiles")
+reveal(
+    "10.p1",
+    counter.frame_count,
+    why="the dtype is part of the tensor guard: float64 fails float32's guard and compiles; "
+    "dynamo keeps both versions, so the third and fourth calls find theirs.",
+)
 
 # %% [markdown]
 # Two compiles for two dtypes: dynamo keeps both versions (a cache per function) and the
@@ -184,7 +212,13 @@ print("\n".join(reasons(logs)))
 # ## A new shape, and the dynamic kernel
 #
 # Now square matrices of four sizes, in the order of a published example (scaled down:
-# 1000², 500², 250², 1500² here instead of 10000², 2000², 500², 20000²):
+# 1000², 500², 250², 1500² here instead of 10000², 2000², 500², 20000²).
+#
+# **Predict 10.p2.** Four calls, four different square sizes, no `dynamic=` argument. How many
+# graphs will dynamo compile? Write a whole number.
+
+# %%
+predict("10.p2", None)  # replace None with your prediction
 
 # %%
 sizes = (1000, 500, 250, 1500)
@@ -197,6 +231,12 @@ with captured_logs(recompiles=True) as logs:
         print(f"{n}x{n}: compiles so far {counter.frame_count}")
 print("\n".join(reasons(logs)))
 claim(counter.frame_count == 2, "four sizes: two compiles, not four")
+reveal(
+    "10.p2",
+    counter.frame_count,
+    why="the first graph is static; the second size makes dynamo mark the changed dimensions "
+    "dynamic and compile a graph that takes the sizes as inputs, which serves 250² and 1500² too.",
+)
 
 # %% [markdown]
 # Two compiles, not four. The first compile assumes the shape it saw (a *static* graph).
@@ -409,7 +449,7 @@ print(f"mark_unbacked(x, 0), lengths 100, 200, 1, 0: compiles {counter.frame_cou
 claim(counter.frame_count == 1, "with mark_unbacked, sizes 1 and 0 run the graph compiled for 100")
 
 # %% [markdown]
-# ## What `dynamic=` sets, read from the source
+# ## What `dynamic=` sets, read from the source (optional)
 #
 # `torch.compile`'s `dynamic=` argument sets two of dynamo's options (documented in
 # `torch/_dynamo/config.py`) for the function it wraps:
@@ -506,9 +546,54 @@ for label, mark in (("static", False), ("mark_dynamic(x, 0)", True)):
     print(f"{label:19s} tensor guard {size:11s} | guards on the size: {extra}")
 
 # %% [markdown]
-# The promise has a second cost: the traced code must work for every size. If it needs the
-# exact value (an `if` on the size), dynamo raises instead of quietly specialising (see *Common
-# mistakes*). `torch._dynamo.maybe_mark_dynamic` is the same mark without the promise.
+# The promise has a second cost: the traced code must work for every size. Not every `if` on
+# the size breaks it. A comparison such as `x.shape[0] > 50` only adds a guard (the size stays
+# a symbol: this graph serves every size above 50); a branch that pins the size to one value
+# (`x.shape[0] == 100` taken with a size of 100, or `!= 100` not taken) makes dynamo raise
+# instead of quietly specialising (see *Common mistakes*).
+# `torch._dynamo.maybe_mark_dynamic` is the same mark without the promise.
+#
+# **Predict 10.p3.** `x` of size 100 is marked dynamic, and the compiled function starts with
+# `if x.shape[0] > 50:`. Does dynamo raise? Write `True` or `False`.
+
+# %%
+predict("10.p3", None)  # replace None with your prediction
+
+
+# %%
+def wide_or_narrow(x):
+    if x.shape[0] > 50:  # a comparison: one more guard on the size
+        return x + 1
+    return x - 1
+
+
+def exactly_100(x):
+    if x.shape[0] == 100:  # pins the size to one value
+        return x + 1
+    return x - 1
+
+
+def raises_when_marked(fn):
+    """Compile fn on a size-100 tensor marked dynamic: the error's name, or the guards on its size."""
+    reset()
+    x = torch.ones(100)
+    torch._dynamo.mark_dynamic(x, 0)
+    try:
+        with captured_logs(guards=True) as logs:
+            torch.compile(fn, backend=compile_counter())(x)
+    except Exception as error:
+        return type(error).__name__
+    return [line.split(": ", 1)[1].split("  #")[0].strip() for line in logs.grep(r"LAMBDA_GUARD: .*size\(\)")]
+
+
+for fn in (wide_or_narrow, exactly_100):
+    print(f"{fn.__name__:15s}", raises_when_marked(fn))
+reveal(
+    "10.p3",
+    isinstance(raises_when_marked(wide_or_narrow), str),
+    why="`> 50` holds for a whole range of sizes: dynamo adds a guard and keeps the size symbolic. "
+    "Only a branch that leaves a single possible size breaks the promise.",
+)
 
 # %% [markdown]
 # ## Python arguments are constants
@@ -538,7 +623,13 @@ print("\n".join(reasons(logs)))
 # %% [markdown]
 # Python *numbers* used only in arithmetic behave like sizes: the first value is
 # specialised, the second makes the argument dynamic (a symbolic int or float), and later
-# values reuse that graph:
+# values reuse that graph.
+#
+# **Predict 10.p4.** `scale(x, k)` is called with `k` = 2, 3, 4, 5 (Python ints). How many
+# graphs will dynamo compile? Write a whole number.
+
+# %%
+predict("10.p4", None)  # replace None with your prediction
 
 
 # %%
@@ -553,6 +644,14 @@ for values in ((2, 3, 4, 5), (0.5, 1.5, 2.5, 3.5)):
     for k in values:
         sc(torch.ones(10), k)
     print(f"{type(values[0]).__name__:5s} values {values} -> compiles: {counter.frame_count}")
+    if isinstance(values[0], int):
+        int_compiles = counter.frame_count
+reveal(
+    "10.p4",
+    int_compiles,
+    why="the first value is a constant of the graph; the second makes `k` a symbolic int, "
+    "and 4 and 5 reuse that graph. A branch on `k` would instead compile once per value.",
+)
 
 # %% [markdown]
 # ## Past the recompile limit
@@ -593,7 +692,7 @@ claim(
 # mistakes*).
 
 # %% [markdown]
-# ## Recompiles on purpose only: `torch.compiler.set_stance`
+# ## Recompiles on purpose only: `torch.compiler.set_stance` (optional)
 #
 # After a warm-up you often know that every input the function will see has been compiled
 # for. `torch.compiler.set_stance` (a function, a context manager or a decorator) tells the
@@ -676,7 +775,7 @@ print("after reset, one more call -> compiles:", counter.frame_count)
 # ## Common mistakes
 #
 # **Marking a dimension dynamic, then specialising it.** `mark_dynamic` is a promise that
-# the code works for any size. Branching on that size breaks the promise, and dynamo
+# the code works for any size. A branch that pins that size to one value breaks the promise, and dynamo
 # refuses with a `ConstraintViolationError` that tells you what to do instead. (The
 # `captured_logs()` block only keeps torch's long log of the same error out of the notebook.)
 
@@ -718,7 +817,7 @@ with torch._dynamo.config.patch(recompile_limit=2, fail_on_recompile_limit_hit=T
 # ## Key points
 #
 # * Guards check dtype, device (dispatch keys), shape, stride and the Python values the
-#   trace depended on; a failed guard means a recompile, reported by `TORCH_LOGS=recompiles`.
+#   trace depended on, and global state (grad mode, thread count, default dtype); a failed guard means a recompile, reported by `TORCH_LOGS=recompiles`.
 # * Count compiles with the counting backend (`compile_counter()`), not by guessing.
 # * A recompile with inductor costs a compile: from hundreds of milliseconds to seconds with
 #   an empty inductor cache, far less when the cache holds the code already.
@@ -727,7 +826,8 @@ with torch._dynamo.config.patch(recompile_limit=2, fail_on_recompile_limit_hit=T
 #   0 or 1 still gets a graph of its own, unless `mark_unbacked` makes the size unbacked.
 # * `dynamic=None` keeps `assume_static_by_default` and `automatic_dynamic_shapes` on (static
 #   first, dynamic after a size changes); `dynamic=True` turns the first off, `dynamic=False`
-#   the second. `mark_dynamic` adds a guard (size at least 2) and raises if the size is specialised.
+#   the second. `mark_dynamic` adds a guard (size at least 2) and raises if a branch pins the size
+#   to one value (`==`); a comparison such as `>` only adds a guard.
 # * Python values that steer branches are constants: one compile per value seen.
 # * Past `recompile_limit` (8 by default) the function runs eagerly with a logged warning;
 #   `torch.compiler.set_stance("fail_on_recompile")` turns any recompile into an error and

@@ -287,7 +287,8 @@ def _():
 @fact(
     "10",
     "mark-dynamic-then-specialise-raises",
-    "Branching on that size breaks the promise, and dynamo refuses with a `ConstraintViolationError`",
+    "A branch that pins that size to one value breaks the promise, and dynamo refuses with a "
+    "`ConstraintViolationError`",
 )
 def _():
     from torch.fx.experimental.symbolic_shapes import ConstraintViolationError
@@ -303,6 +304,78 @@ def _():
     with captured_logs(), pytest.raises(ConstraintViolationError):
         torch.compile(first_or_rest, backend="eager")(batch)
     torch.compiler.reset()
+
+
+@fact(
+    "10",
+    "global-state-guards",
+    "Besides the arguments, dynamo guards on global state: grad mode, the thread count (`torch.set_num_threads`), "
+    "the default dtype and a few more",
+    since=(2, 13),
+)
+def _():
+    def f(x):
+        return x.sin() + 1
+
+    threads = torch.get_num_threads()
+    changes = {
+        "grad_mode": (lambda: torch.set_grad_enabled(False), lambda: torch.set_grad_enabled(True)),
+        "num_threads": (lambda: torch.set_num_threads(1), lambda: torch.set_num_threads(2)),
+        "default_dtype": (
+            lambda: torch.set_default_dtype(torch.float64),
+            lambda: torch.set_default_dtype(torch.float32),
+        ),
+    }
+    try:
+        for name, (change, undo) in changes.items():
+            torch.compiler.reset()
+            counter = CompileCounter()
+            compiled = torch.compile(f, backend=counter)
+            torch.set_num_threads(2)
+            compiled(torch.ones(3))
+            with captured_logs(recompiles=True) as logs:
+                change()
+                try:
+                    compiled(torch.ones(3))
+                finally:
+                    undo()
+            assert counter.frame_count == 2 and f"GLOBAL_STATE changed: {name}" in logs.text, name
+    finally:
+        torch.set_num_threads(threads)
+        torch.compiler.reset()
+
+
+@fact(
+    "10",
+    "comparison-on-marked-size-guards",
+    "A comparison such as `x.shape[0] > 50` only adds a guard (the size stays a symbol: this graph serves "
+    "every size above 50); a branch that pins the size to one value (`x.shape[0] == 100` taken with a size of 100, or "
+    "`!= 100` not taken) makes dynamo raise",
+    rival="any branch on a marked size raises (then `>`, `<` and a `!=` that is taken would raise too)",
+)
+def _():
+    from torch.fx.experimental.symbolic_shapes import ConstraintViolationError
+
+    def outcome(op):
+        ns: dict = {}
+        exec(f"def b(x):\n    if x.shape[0] {op}:\n        return x + 1\n    return x - 1\n", ns)
+        torch.compiler.reset()
+        x = torch.ones(100)
+        torch._dynamo.mark_dynamic(x, 0)
+        counter = CompileCounter()
+        try:
+            with captured_logs():
+                torch.compile(ns["b"], backend=counter)(x)
+        except ConstraintViolationError:
+            return "raises"
+        finally:
+            torch.compiler.reset()
+        return counter.frame_count
+
+    for op in ("> 500", "> 50", "< 50", "!= 50", ">= 7"):
+        assert outcome(op) == 1, op
+    for op in ("== 100", "!= 100"):
+        assert outcome(op) == "raises", op
 
 
 @fact(
