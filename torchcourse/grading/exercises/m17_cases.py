@@ -302,7 +302,10 @@ _PROBE = """
 import sys, torch
 from torch._dynamo.utils import counters
 from torchcourse.grading.exercises import m17_cases
-data_path, x_path = sys.argv[1:]
+data_path, x_path, threads = sys.argv[1:]
+# The thread count is part of the FX graph cache key: the fresh process uses the learner's, or a
+# learner who called torch.set_num_threads earlier in the kernel would see a miss.
+torch.set_num_threads(int(threads))
 with open(data_path, "rb") as f:
     torch.compiler.load_cache_artifacts(f.read())
 torch.compile(m17_cases.wave)(torch.load(x_path))
@@ -324,7 +327,10 @@ def fresh_process_hits(args, got):
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(cache), TORCHINDUCTOR_COMPILE_THREADS="1")
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
         done = subprocess.run(
-            [sys.executable, "-c", _PROBE, str(data), str(x_path)], env=env, capture_output=True, text=True
+            [sys.executable, "-c", _PROBE, str(data), str(x_path), str(torch.get_num_threads())],
+            env=env,
+            capture_output=True,
+            text=True,
         )
     if done.returncode != 0:
         return "a fresh process could not load your bytes as cache artefacts"
