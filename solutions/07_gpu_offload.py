@@ -184,28 +184,6 @@ check("07.6", batch_to)
 
 
 # %% [markdown]
-# ### 07.7 · Pack small tensors into one transfer (stretch)
-#
-# Each transfer has a fixed cost, so moving one buffer beats moving many small tensors.
-# Write `pack(tensors)` that takes a list of tensors of one dtype but any shapes (some may
-# be non-contiguous, such as a transpose) and returns `(flat, shapes)`: `flat` a 1-D tensor
-# holding all their elements one tensor after another (each in row-major order), and
-# `shapes` a list of their shapes as tuples, so the receiver can rebuild them with
-# `flat.split(...)` and `reshape`.
-
-
-# %%
-def pack(tensors):
-    ### BEGIN SOLUTION
-    flat = torch.cat([t.reshape(-1) for t in tensors])
-    shapes = [tuple(t.shape) for t in tensors]
-    return flat, shapes
-    ### END SOLUTION
-
-
-check("07.7", pack)
-
-# %% [markdown]
 # ### 07.8 · Time queued device work
 #
 # On an accelerator, `fn()` only queues its work and returns at once. Write
@@ -333,6 +311,28 @@ def memory_counters(events):
 
 check("07.11", memory_counters)
 
+
+# %% [markdown]
+# ### 07.7 · Pack small tensors into one transfer (stretch)
+#
+# Each transfer has a fixed cost, so moving one buffer beats moving many small tensors.
+# Write `pack(tensors)` that takes a list of tensors of one dtype but any shapes (some may
+# be non-contiguous, such as a transpose) and returns `(flat, shapes)`: `flat` a 1-D tensor
+# holding all their elements one tensor after another (each in row-major order), and
+# `shapes` a list of their shapes as tuples, so the receiver can rebuild them with
+# `flat.split(...)` and `reshape`.
+
+
+# %%
+def pack(tensors):
+    ### BEGIN SOLUTION
+    flat = torch.cat([t.reshape(-1) for t in tensors])
+    shapes = [tuple(t.shape) for t in tensors]
+    return flat, shapes
+    ### END SOLUTION
+
+
+check("07.7", pack)
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [07 · GPU offload](../notebooks/07_gpu_offload.ipynb) ·

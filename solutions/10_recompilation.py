@@ -207,6 +207,31 @@ check("10.5", compiles_past_limit)
 
 
 # %% [markdown]
+# ### 10.7 · One graph for every batch, empty and single ones included
+#
+# A service receives batches of any number of rows, 0 and 1 included, always with the same
+# number of columns. Write `serve(fn, batches)`: compile `fn` with `torch.compile`
+# (`backend="eager"` keeps it quick: only the number of graphs matters here), call the compiled
+# function once on each tensor of the list `batches`, in order (nothing else: `fn` need not
+# work row by row), and return the list of results. Dynamo must compile exactly one graph for
+# the whole list, whatever sizes it holds. The check runs your function again after
+# `torch.compiler.reset()`, counts the graphs it compiles and sees which batches the compiled
+# code runs on.
+
+
+# %%
+def serve(fn, batches):
+    ### BEGIN SOLUTION
+    compiled = torch.compile(fn, backend="eager")
+    # an unbacked size: no guess about its value, so 0 and 1 run the same graph as every other size
+    torch._dynamo.decorators.mark_unbacked(batches[0], 0)
+    return [compiled(batch) for batch in batches]
+    ### END SOLUTION
+
+
+check("10.7", serve)
+
+# %% [markdown]
 # ### 10.6 · Static or dynamic? Write a backend that tells (stretch)
 #
 # A backend is any function `backend(gm, example_inputs)` that receives the captured graph
@@ -244,31 +269,6 @@ def graph_kinds(sizes):
 
 check("10.6", graph_kinds)
 
-
-# %% [markdown]
-# ### 10.7 · One graph for every batch, empty and single ones included
-#
-# A service receives batches of any number of rows, 0 and 1 included, always with the same
-# number of columns. Write `serve(fn, batches)`: compile `fn` with `torch.compile`
-# (`backend="eager"` keeps it quick: only the number of graphs matters here), call the compiled
-# function once on each tensor of the list `batches`, in order (nothing else: `fn` need not
-# work row by row), and return the list of results. Dynamo must compile exactly one graph for
-# the whole list, whatever sizes it holds. The check runs your function again after
-# `torch.compiler.reset()`, counts the graphs it compiles and sees which batches the compiled
-# code runs on.
-
-
-# %%
-def serve(fn, batches):
-    ### BEGIN SOLUTION
-    compiled = torch.compile(fn, backend="eager")
-    # an unbacked size: no guess about its value, so 0 and 1 run the same graph as every other size
-    torch._dynamo.decorators.mark_unbacked(batches[0], 0)
-    return [compiled(batch) for batch in batches]
-    ### END SOLUTION
-
-
-check("10.7", serve)
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [10 · Recompilation and dynamic shapes](../notebooks/10_recompilation.ipynb) ·

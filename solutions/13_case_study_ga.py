@@ -185,6 +185,30 @@ check("13.6", best_k)
 
 
 # %% [markdown]
+# ### 13.8 · Fitness and selection in one graph
+#
+# Write `select_parents(pop, pairs)` for function 2: compute each individual's cost with
+# `ga.fitness2_torch(pop)` (`inf` where infeasible), let each row of `pairs` (shape `(M, 2)`)
+# pick the individual with the lower cost (the first of the two on a tie, as in 13.4), and
+# return `(parents, parents' cost)`, shapes `(M, 3)` and `(M,)`. Write it so that
+# `torch.compile(select_parents, fullgraph=True)` captures it as **one graph**: no Python `if`
+# on a tensor's value, no `.item()` or `.tolist()`, even for a population in which nothing is
+# feasible. Then the whole step compiles into fused kernels, as in the lesson.
+
+
+# %%
+def select_parents(pop, pairs):
+    ### BEGIN SOLUTION
+    cost = ga.fitness2_torch(pop)
+    winners = torch.where(cost[pairs[:, 0]] <= cost[pairs[:, 1]], pairs[:, 0], pairs[:, 1])
+    return pop[winners], cost[winners]
+    ### END SOLUTION
+
+
+check("13.8", select_parents)
+
+
+# %% [markdown]
 # ### 13.7 · One whole generation (stretch)
 #
 # Write `ga_generation(pop, cost, pairs, blend, mutate, noise)` for function 2, the step
@@ -213,30 +237,6 @@ def ga_generation(pop, cost, pairs, blend, mutate, noise):
 
 
 check("13.7", ga_generation)
-
-# %% [markdown]
-# ### 13.8 · Fitness and selection in one graph
-#
-# Write `select_parents(pop, pairs)` for function 2: compute each individual's cost with
-# `ga.fitness2_torch(pop)` (`inf` where infeasible), let each row of `pairs` (shape `(M, 2)`)
-# pick the individual with the lower cost (the first of the two on a tie, as in 13.4), and
-# return `(parents, parents' cost)`, shapes `(M, 3)` and `(M,)`. Write it so that
-# `torch.compile(select_parents, fullgraph=True)` captures it as **one graph**: no Python `if`
-# on a tensor's value, no `.item()` or `.tolist()`, even for a population in which nothing is
-# feasible. Then the whole step compiles into fused kernels, as in the lesson.
-
-
-# %%
-def select_parents(pop, pairs):
-    ### BEGIN SOLUTION
-    cost = ga.fitness2_torch(pop)
-    winners = torch.where(cost[pairs[:, 0]] <= cost[pairs[:, 1]], pairs[:, 0], pairs[:, 1])
-    return pop[winners], cost[winners]
-    ### END SOLUTION
-
-
-check("13.8", select_parents)
-
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [13 · Case study: genetic-algorithm fitness](../notebooks/13_case_study_ga.ipynb) ·

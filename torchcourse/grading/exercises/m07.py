@@ -220,25 +220,6 @@ EXERCISES = [
         ],
     ),
     Exercise(
-        "07.7",
-        "Pack small tensors into one transfer (stretch)",
-        pack,
-        cases=_pack_cases,
-        hints=[
-            "Flatten each tensor to 1-D, then concatenate the pieces with torch.cat.",
-            "view(-1) fails on a non-contiguous tensor (a transpose); reshape(-1) copies when it must.",
-            "Keep each original shape as a tuple so the receiver can split and reshape.",
-        ],
-        wrong=[
-            lambda tensors: (torch.cat(tensors), [tuple(t.shape) for t in tensors]),
-            lambda tensors: (torch.cat([t.view(-1) for t in tensors]), [tuple(t.shape) for t in tensors]),
-            lambda tensors: (torch.cat([t.reshape(-1) for t in tensors]), [t.numel() for t in tensors]),
-            lambda tensors: (torch.cat([t.reshape(-1) for t in tensors]), [list(t.shape) for t in tensors]),
-            lambda tensors: (torch.cat([t.reshape(-1) for t in tensors]), tuple(tuple(t.shape) for t in tensors)),
-        ],
-        rules=[Holds(_shapes_as_named)],
-    ),
-    Exercise(
         "07.8",
         "Time queued device work",
         time_gpu,
@@ -314,5 +295,24 @@ EXERCISES = [
             "at that moment.",
         ],
         wrong=[_peak_reset_to_zero, _reset_ignored, _largest_block, _all_allocated],
+    ),
+    Exercise(
+        "07.7",
+        "Pack small tensors into one transfer (stretch)",
+        pack,
+        cases=_pack_cases,
+        hints=[
+            "Flatten each tensor to 1-D, then concatenate the pieces with torch.cat.",
+            "view(-1) fails on a non-contiguous tensor (a transpose); reshape(-1) copies when it must.",
+            "Keep each original shape as a tuple so the receiver can split and reshape.",
+        ],
+        wrong=[
+            lambda tensors: (torch.cat(tensors), [tuple(t.shape) for t in tensors]),
+            lambda tensors: (torch.cat([t.view(-1) for t in tensors]), [tuple(t.shape) for t in tensors]),
+            lambda tensors: (torch.cat([t.reshape(-1) for t in tensors]), [t.numel() for t in tensors]),
+            lambda tensors: (torch.cat([t.reshape(-1) for t in tensors]), [list(t.shape) for t in tensors]),
+            lambda tensors: (torch.cat([t.reshape(-1) for t in tensors]), tuple(tuple(t.shape) for t in tensors)),
+        ],
+        rules=[Holds(_shapes_as_named)],
     ),
 ]

@@ -319,19 +319,6 @@ EXERCISES = [
         ],
     ),
     Exercise(
-        "10.6",
-        "Static or dynamic? Write a backend that tells (stretch)",
-        graph_kinds,
-        cases=lambda: [([2, 1, 3],), ([7, 7, 9, 11],)],
-        hints=[
-            "A backend is a function backend(gm, example_inputs) that returns something callable "
-            "(gm.forward runs the graph as is). torch.compile calls it once per graph compiled.",
-            "In gm.graph, each placeholder node's meta['example_value'] is what dynamo traced with: a "
-            "dynamic graph has a torch.SymInt among them (the size), or a tensor whose shape holds one.",
-        ],
-        wrong=[_graph_kinds_naive, _graph_kinds_per_size],
-    ),
-    Exercise(
         "10.7",
         "One graph for every batch, empty and single ones included",
         serve,
@@ -352,5 +339,18 @@ EXERCISES = [
             _serve_eager_small,
             _serve_reversed,
         ],
+    ),
+    Exercise(
+        "10.6",
+        "Static or dynamic? Write a backend that tells (stretch)",
+        graph_kinds,
+        cases=lambda: [([2, 1, 3],), ([7, 7, 9, 11],)],
+        hints=[
+            "A backend is a function backend(gm, example_inputs) that returns something callable "
+            "(gm.forward runs the graph as is). torch.compile calls it once per graph compiled.",
+            "In gm.graph, each placeholder node's meta['example_value'] is what dynamo traced with: a "
+            "dynamic graph has a torch.SymInt among them (the size), or a tensor whose shape holds one.",
+        ],
+        wrong=[_graph_kinds_naive, _graph_kinds_per_size],
     ),
 ]

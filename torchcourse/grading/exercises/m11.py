@@ -302,22 +302,6 @@ EXERCISES = [
         ],
     ),
     Exercise(
-        "11.6",
-        "A piecewise loss without a loop (stretch)",
-        huber,
-        cases=_huber_cases,
-        rules=[Graph(), NoLoop()],
-        hints=[
-            "The loop's if/else decides per element: that is torch.where over the whole tensor.",
-            "Inside: 0.5*x*x where |x| <= delta, delta*(|x| - delta/2) elsewhere; then .mean() (a 0-d tensor).",
-        ],
-        wrong=[
-            one_graph(_huber_loop),
-            lambda x, delta: torch.where(x.abs() < delta, 0.5 * x * x, delta * (x.abs() - 0.5 * delta)).sum(),
-            lambda x, delta: torch.where(x.abs() <= delta, delta * (x.abs() - 0.5 * delta), 0.5 * x * x).mean(),
-        ],
-    ),
-    Exercise(
         "11.7",
         "Opaque NumPy code inside one graph",
         make_bins_op,
@@ -353,6 +337,22 @@ EXERCISES = [
             lambda step, xs: [step(x).detach() for x in xs],
             lambda step, xs: [o.clone() for o in [step(x) for x in xs]],
             lambda step, xs: [(torch.compiler.cudagraph_mark_step_begin(), step(x))[1] for x in xs],
+        ],
+    ),
+    Exercise(
+        "11.6",
+        "A piecewise loss without a loop (stretch)",
+        huber,
+        cases=_huber_cases,
+        rules=[Graph(), NoLoop()],
+        hints=[
+            "The loop's if/else decides per element: that is torch.where over the whole tensor.",
+            "Inside: 0.5*x*x where |x| <= delta, delta*(|x| - delta/2) elsewhere; then .mean() (a 0-d tensor).",
+        ],
+        wrong=[
+            one_graph(_huber_loop),
+            lambda x, delta: torch.where(x.abs() < delta, 0.5 * x * x, delta * (x.abs() - 0.5 * delta)).sum(),
+            lambda x, delta: torch.where(x.abs() <= delta, delta * (x.abs() - 0.5 * delta), 0.5 * x * x).mean(),
         ],
     ),
 ]

@@ -280,28 +280,6 @@ EXERCISES = [
         ],
     ),
     Exercise(
-        "12.6",
-        "Labels into a reused int8 buffer (stretch)",
-        assign_into,
-        cases=_into_cases,
-        inplace=True,
-        rules=[KeepsBuffer(), Holds(_returns_out)],
-        hints=[
-            "Compute the labels as in 12.3 (argmin over the means of the squared distances), then write "
-            "them into out: out.copy_(labels) converts to out's dtype and returns out.",
-            "`out = labels` only rebinds your local name; the caller's buffer is unchanged. Write into it "
-            "with copy_ or out[:] = ...",
-        ],
-        wrong=[
-            lambda out, X, means: _nearest(X, means).to(torch.int8),
-            lambda out, X, means: (out.copy_(_nearest(X, means)), _nearest(X, means).to(torch.int8))[1],
-            lambda out, X, means: out.copy_(((X[None] - means[:, None]) ** 2).sum(-1).argmax(0)),
-            lambda out, X, means: out.copy_(((X[None] - means[:, None]) ** 2).sum(-1).argmin(1)),
-            _into_set,
-            _into_data,
-        ],
-    ),
-    Exercise(
         "12.7",
         "What the compiled NumPy function returns",
         compiled_kind,
@@ -383,6 +361,28 @@ EXERCISES = [
             lambda fn, x, seed: (fn(x), torch.manual_seed(seed), fn(x))[2],
             lambda fn, x, seed: (torch.manual_seed(seed % 2), np.random.seed(seed % 2), fn(x))[2],  # 0 and 2 collide
             lambda fn, x, seed: (torch.manual_seed(seed % 5), fn(x))[1],
+        ],
+    ),
+    Exercise(
+        "12.6",
+        "Labels into a reused int8 buffer (stretch)",
+        assign_into,
+        cases=_into_cases,
+        inplace=True,
+        rules=[KeepsBuffer(), Holds(_returns_out)],
+        hints=[
+            "Compute the labels as in 12.3 (argmin over the means of the squared distances), then write "
+            "them into out: out.copy_(labels) converts to out's dtype and returns out.",
+            "`out = labels` only rebinds your local name; the caller's buffer is unchanged. Write into it "
+            "with copy_ or out[:] = ...",
+        ],
+        wrong=[
+            lambda out, X, means: _nearest(X, means).to(torch.int8),
+            lambda out, X, means: (out.copy_(_nearest(X, means)), _nearest(X, means).to(torch.int8))[1],
+            lambda out, X, means: out.copy_(((X[None] - means[:, None]) ** 2).sum(-1).argmax(0)),
+            lambda out, X, means: out.copy_(((X[None] - means[:, None]) ** 2).sum(-1).argmin(1)),
+            _into_set,
+            _into_data,
         ],
     ),
 ]

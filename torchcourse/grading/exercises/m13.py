@@ -275,26 +275,6 @@ EXERCISES = [
         ],
     ),
     Exercise(
-        "13.7",
-        "One whole generation (stretch)",
-        ga_generation,
-        cases=_generation_cases,
-        rules=[NO_LOOP],  # the text: no Python loops over individuals
-        hints=[
-            "Four steps: two tournaments (pairs[:, 0:2] and pairs[:, 2:4]) give parents a and b; "
-            "children = blend * pop[a] + (1 - blend) * pop[b]; mutation adds noise where mutate is True; "
-            "child 0 is replaced by the best individual of pop.",
-            "Return (children, ga.fitness2_torch(children)). Elitism: pop[cost.argmin()] goes in row 0 "
-            "(torch.cat, or clone and assign).",
-        ],
-        wrong=[
-            _no_elitism,
-            _worst_parents,
-            lambda pop, cost, pairs, blend, mutate, noise: ga_generation(pop, cost, pairs, 1 - blend, mutate, noise),
-            _elite_is_row_0,
-        ],
-    ),
-    Exercise(
         "13.8",
         "Fitness and selection in one graph",
         select_parents,
@@ -319,6 +299,26 @@ EXERCISES = [
             ),
             lambda pop, pairs: (pop[pairs[:, 0]], ga.fitness2_torch(pop)[pairs[:, 0]]),
             _select_with_item,
+        ],
+    ),
+    Exercise(
+        "13.7",
+        "One whole generation (stretch)",
+        ga_generation,
+        cases=_generation_cases,
+        rules=[NO_LOOP],  # the text: no Python loops over individuals
+        hints=[
+            "Four steps: two tournaments (pairs[:, 0:2] and pairs[:, 2:4]) give parents a and b; "
+            "children = blend * pop[a] + (1 - blend) * pop[b]; mutation adds noise where mutate is True; "
+            "child 0 is replaced by the best individual of pop.",
+            "Return (children, ga.fitness2_torch(children)). Elitism: pop[cost.argmin()] goes in row 0 "
+            "(torch.cat, or clone and assign).",
+        ],
+        wrong=[
+            _no_elitism,
+            _worst_parents,
+            lambda pop, cost, pairs, blend, mutate, noise: ga_generation(pop, cost, pairs, 1 - blend, mutate, noise),
+            _elite_is_row_0,
         ],
     ),
 ]
