@@ -21,33 +21,46 @@
 # Colab runtime: CPU is enough for this module.
 import sys
 
+course_ready = True
 if "google.colab" in sys.modules:
     import os
+    import shutil
     import subprocess
 
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
         if not repo:
-            raise RuntimeError(
-                "This copy of the course names no repository to fetch: run "
-                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            course_ready = False
+            print(
+                "Missing: the course's git address. Run os.environ['TORCHCOURSE_REPO'] = "
+                "'<the course git URL>' in a cell, then this cell again."
             )
-        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
-        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
-        subprocess.run(pip, check=True)
-    sys.path.insert(0, home)
-    print("Colab: the course is in", home)
+        else:
+            git = ["git", "clone", "--quiet", "--depth", "1", repo, home]
+            pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+            for step in (git, pip):
+                done = subprocess.run(step, capture_output=True, text=True)
+                if done.returncode:
+                    course_ready = False
+                    shutil.rmtree(home, ignore_errors=True)
+                    why = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                    print(f"Missing: the course, not fetched from {repo} ({step[0]}: {why}). Run this cell again.")
+                    break
+    if course_ready:
+        sys.path.insert(0, home)
+        print("Colab: the course is in", home)
 else:
     print("Local run: nothing to install.")
-# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
-# saying whether it is supported; an error naming what is missing when it is too old.
-from torchcourse.preflight import check_torch
+if course_ready:
+    # A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+    # saying whether it is supported; an error naming what is missing when it is too old.
+    from torchcourse.preflight import check_torch
 
-_ = check_torch()
+    _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 05 · Vectorisation and measuring speed: exercises
@@ -198,27 +211,6 @@ check("05.7", moving_average)
 
 
 # %% [markdown]
-# ### 05.8 · A softmax that does not overflow (stretch)
-#
-# The softmax of a vector is `exp(x) / sum(exp(x))`: positive numbers that sum to 1. Write
-# `stable_softmax(x, dim)` that applies it along dimension `dim` of a tensor of any shape,
-# using `exp`, the maximum along `dim` (`amax`, or `max(...).values`) and `sum`. It must give the right answer for inputs such as
-# `[1000.0, 1001.0, 1002.0]`, where `exp` alone overflows to `inf`. (`torch.softmax` does
-# this for you; here you write it to see how.)
-
-
-# %%
-def stable_softmax(x, dim):
-    ### BEGIN SOLUTION
-    z = x - x.amax(dim=dim, keepdim=True)
-    e = z.exp()
-    return e / e.sum(dim=dim, keepdim=True)
-    ### END SOLUTION
-
-
-check("05.8", stable_softmax)
-
-# %% [markdown]
 # ### 05.9 · Minimum and median of timed calls
 #
 # The lesson times with `measure`, which warms up, repeats and reports the min and the median;
@@ -292,6 +284,27 @@ def autorange(fn, budget, clock):
 
 check("05.10", autorange)
 
+
+# %% [markdown]
+# ### 05.8 · A softmax that does not overflow (stretch)
+#
+# The softmax of a vector is `exp(x) / sum(exp(x))`: positive numbers that sum to 1. Write
+# `stable_softmax(x, dim)` that applies it along dimension `dim` of a tensor of any shape,
+# using `exp`, the maximum along `dim` (`amax`, or `max(...).values`) and `sum`. It must give the right answer for inputs such as
+# `[1000.0, 1001.0, 1002.0]`, where `exp` alone overflows to `inf`. (`torch.softmax` does
+# this for you; here you write it to see how.)
+
+
+# %%
+def stable_softmax(x, dim):
+    ### BEGIN SOLUTION
+    z = x - x.amax(dim=dim, keepdim=True)
+    e = z.exp()
+    return e / e.sum(dim=dim, keepdim=True)
+    ### END SOLUTION
+
+
+check("05.8", stable_softmax)
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [05 · Vectorisation and measuring speed](../notebooks/05_vectorisation.ipynb) ·

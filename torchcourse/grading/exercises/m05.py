@@ -194,31 +194,6 @@ EXERCISES = [
         ],
     ),
     Exercise(
-        "05.8",
-        "A softmax that does not overflow (stretch)",
-        stable_softmax,
-        cases=_softmax_cases,
-        rules=[
-            Calls(
-                require=("sum",),
-                require_any=("exponential", "maximum"),
-                forbid=("softmax",),
-                why="write the softmax yourself with exp, a maximum (amax or max) and sum",
-            )
-        ],
-        hints=[
-            "softmax(x) = exp(x) / sum(exp(x)) along dim. exp(1000.0) is inf in float32, and inf / inf is nan.",
-            "Subtracting a constant from every element along dim leaves the softmax unchanged. Subtract each "
-            "slice's own maximum (amax with keepdim=True): the largest exponent becomes exp(0) = 1.",
-            "Sum with keepdim=True as well, so the sums broadcast back against the exponentials.",
-        ],
-        wrong=[
-            lambda x, dim: x.exp() / x.exp().sum(dim=dim, keepdim=True),
-            lambda x, dim: (x - x.max()).exp() / (x - x.max()).exp().sum(dim=dim, keepdim=True),
-            _softmax_global_sum,
-        ],
-    ),
-    Exercise(
         "05.9",
         "Minimum and median of timed calls",
         timeit_min_median,
@@ -265,6 +240,31 @@ EXERCISES = [
             _autorange_from_one_call,
             _autorange_per_call,
             _autorange_extra_read,
+        ],
+    ),
+    Exercise(
+        "05.8",
+        "A softmax that does not overflow (stretch)",
+        stable_softmax,
+        cases=_softmax_cases,
+        rules=[
+            Calls(
+                require=("sum",),
+                require_any=("exponential", "maximum"),
+                forbid=("softmax",),
+                why="write the softmax yourself with exp, a maximum (amax or max) and sum",
+            )
+        ],
+        hints=[
+            "softmax(x) = exp(x) / sum(exp(x)) along dim. exp(1000.0) is inf in float32, and inf / inf is nan.",
+            "Subtracting a constant from every element along dim leaves the softmax unchanged. Subtract each "
+            "slice's own maximum (amax with keepdim=True): the largest exponent becomes exp(0) = 1.",
+            "Sum with keepdim=True as well, so the sums broadcast back against the exponentials.",
+        ],
+        wrong=[
+            lambda x, dim: x.exp() / x.exp().sum(dim=dim, keepdim=True),
+            lambda x, dim: (x - x.max()).exp() / (x - x.max()).exp().sum(dim=dim, keepdim=True),
+            _softmax_global_sum,
         ],
     ),
 ]
