@@ -209,28 +209,6 @@ check("04.7", variance)
 
 
 # %% [markdown]
-# ### 04.8 · Stable quadratic roots (stretch)
-#
-# `b` and `c` are float32 tensors of shape `(N,)`: N equations x² + bx + c = 0, each with two real
-# roots, |b| between 100 and 10⁹. Write `quadratic_roots(b, c)` that returns a float32 tensor of
-# shape `(N, 2)`: column 0 the root of **smaller** magnitude, column 1 the larger, each accurate to
-# about 5 digits. The textbook formula loses the small root to cancellation, in float32 and, for
-# |b| near 10⁹, in float64 too.
-
-
-# %%
-def quadratic_roots(b, c):
-    ### BEGIN SOLUTION
-    disc = torch.sqrt(b * b - 4 * c)
-    q = -(b + torch.sign(b) * disc) / 2  # the large root: the two terms add, nothing cancels
-    return torch.stack([c / q, q], dim=1)  # the roots multiply to c
-    ### END SOLUTION
-
-
-check("04.8", quadratic_roots)
-
-
-# %% [markdown]
 # ### 04.9 · Build in another default dtype, and put the default back
 #
 # `build` is a function with no arguments that makes some tensors (for example
@@ -302,6 +280,28 @@ def close_enough(got, want):
 
 
 check("04.11", close_enough)
+
+# %% [markdown]
+# ### 04.8 · Stable quadratic roots (stretch)
+#
+# `b` and `c` are float32 tensors of shape `(N,)`: N equations x² + bx + c = 0, each with two real
+# roots, |b| between 100 and 10⁹. Write `quadratic_roots(b, c)` that returns a float32 tensor of
+# shape `(N, 2)`: column 0 the root of **smaller** magnitude, column 1 the larger, each accurate to
+# about 5 digits. The textbook formula loses the small root to cancellation, in float32 and, for
+# |b| near 10⁹, in float64 too.
+
+
+# %%
+def quadratic_roots(b, c):
+    ### BEGIN SOLUTION
+    disc = torch.sqrt(b * b - 4 * c)
+    q = -(b + torch.sign(b) * disc) / 2  # the large root: the two terms add, nothing cancels
+    return torch.stack([c / q, q], dim=1)  # the roots multiply to c
+    ### END SOLUTION
+
+
+check("04.8", quadratic_roots)
+
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [04 · Dtypes](../notebooks/04_dtypes.ipynb) ·

@@ -294,27 +294,6 @@ EXERCISES = [
         wrong=[lambda t: (t**2).mean() - t.mean() ** 2, lambda t: t.var(), lambda t: t.double().var(correction=0)],
     ),
     Exercise(
-        "04.8",
-        "Stable quadratic roots (stretch)",
-        quadratic_roots,
-        cases=_quadratic_cases,
-        rtol=1e-5,
-        atol=0.0,  # the small roots are ~1e-8: an absolute tolerance would hide them
-        hints=[
-            (
-                "Find the subtraction of two nearly equal numbers: for large |b|, sqrt(b² - 4c) is almost "
-                "|b|, and one of the two roots of the textbook formula subtracts it from |b|. The other one "
-                "adds them and is accurate."
-            ),
-            "Compute that accurate (large) root first: q = -(b + sign(b)·sqrt(b² - 4c)) / 2.",
-            (
-                "The product of the two roots is c, so the small root is c / q. Stack them with "
-                "torch.stack([small, large], dim=1)."
-            ),
-        ],
-        wrong=[_roots_naive, _roots_naive_float64, lambda b, c: quadratic_roots(b.double(), c.double())],
-    ),
-    Exercise(
         "04.9",
         "Build in another default dtype, and put the default back",
         with_default_dtype,
@@ -388,5 +367,26 @@ EXERCISES = [
             c.close_exact,
             c.close_min_item,
         ],
+    ),
+    Exercise(
+        "04.8",
+        "Stable quadratic roots (stretch)",
+        quadratic_roots,
+        cases=_quadratic_cases,
+        rtol=1e-5,
+        atol=0.0,  # the small roots are ~1e-8: an absolute tolerance would hide them
+        hints=[
+            (
+                "Find the subtraction of two nearly equal numbers: for large |b|, sqrt(b² - 4c) is almost "
+                "|b|, and one of the two roots of the textbook formula subtracts it from |b|. The other one "
+                "adds them and is accurate."
+            ),
+            "Compute that accurate (large) root first: q = -(b + sign(b)·sqrt(b² - 4c)) / 2.",
+            (
+                "The product of the two roots is c, so the small root is c / q. Stack them with "
+                "torch.stack([small, large], dim=1)."
+            ),
+        ],
+        wrong=[_roots_naive, _roots_naive_float64, lambda b, c: quadratic_roots(b.double(), c.double())],
     ),
 ]

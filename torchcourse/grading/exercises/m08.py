@@ -307,29 +307,6 @@ EXERCISES = [
         atol=1e-5,
     ),
     Exercise(
-        "08.6",
-        "A lazy projection buffer (stretch)",
-        inspect_lazy,
-        cases=_lazy_cases,
-        rules=[_PKeptAfterFirstCall()],
-        hints=[
-            "In __init__, register P as a buffer holding None: self.register_buffer('P', None, ...). "
-            "A None buffer is skipped by named_buffers() and state_dict().",
-            "P is derived from A: make it non-persistent, so state_dict() keeps only A.",
-            "In forward, build P = A @ pinv(A) only if self.P is None, and assign it to self.P: "
-            "assigning to a registered buffer keeps it a buffer.",
-        ],
-        wrong=[
-            _inspect_lazy_with(_PlainP),
-            _inspect_lazy_with(_PersistentP),
-            _inspect_lazy_with(_EagerP),
-            _inspect_lazy_with(_RecomputedP),
-            _inspect_lazy_with(_RebuiltP),
-        ],
-        rtol=1e-4,
-        atol=1e-5,
-    ),
-    Exercise(
         "08.7",
         "Predict, and leave the model as you found it",
         predict_as_found,
@@ -378,5 +355,28 @@ EXERCISES = [
             _train_then_freeze,
             _freeze_by_class_name,
         ],
+    ),
+    Exercise(
+        "08.6",
+        "A lazy projection buffer (stretch)",
+        inspect_lazy,
+        cases=_lazy_cases,
+        rules=[_PKeptAfterFirstCall()],
+        hints=[
+            "In __init__, register P as a buffer holding None: self.register_buffer('P', None, ...). "
+            "A None buffer is skipped by named_buffers() and state_dict().",
+            "P is derived from A: make it non-persistent, so state_dict() keeps only A.",
+            "In forward, build P = A @ pinv(A) only if self.P is None, and assign it to self.P: "
+            "assigning to a registered buffer keeps it a buffer.",
+        ],
+        wrong=[
+            _inspect_lazy_with(_PlainP),
+            _inspect_lazy_with(_PersistentP),
+            _inspect_lazy_with(_EagerP),
+            _inspect_lazy_with(_RecomputedP),
+            _inspect_lazy_with(_RebuiltP),
+        ],
+        rtol=1e-4,
+        atol=1e-5,
     ),
 ]

@@ -176,20 +176,6 @@ EXERCISES = [
         ],
     ),
     Exercise(
-        "09.6",
-        "Monte Carlo π in chunks (stretch)",
-        pi_chunked,
-        cases=_chunk_cases,
-        rules=[_CHUNKED, Holds(_scalar_float32)],
-        hints=[
-            "range(0, n, chunk) gives the start of every chunk, the last one possibly shorter; "
-            "slicing past the end is safe.",
-            "Add up the *counts* of points inside (exact integers) and divide once by n at the end: "
-            "averaging per-chunk means weights a short last chunk wrongly.",
-        ],
-        wrong=[_pi_chunked_drop_tail, _pi_chunked_mean_of_means, _pi_unchunked, _pi_chunked_strict],
-    ),
-    Exercise(
         "09.7",
         "Name the kernels inductor generates",
         kernel_names,
@@ -264,5 +250,19 @@ EXERCISES = [
             _dropout_outside,
             _dropout_compiled_then_eager,
         ],
+    ),
+    Exercise(
+        "09.6",
+        "Monte Carlo π in chunks (stretch)",
+        pi_chunked,
+        cases=_chunk_cases,
+        rules=[_CHUNKED, Holds(_scalar_float32)],
+        hints=[
+            "range(0, n, chunk) gives the start of every chunk, the last one possibly shorter; "
+            "slicing past the end is safe.",
+            "Add up the *counts* of points inside (exact integers) and divide once by n at the end: "
+            "averaging per-chunk means weights a short last chunk wrongly.",
+        ],
+        wrong=[_pi_chunked_drop_tail, _pi_chunked_mean_of_means, _pi_unchunked, _pi_chunked_strict],
     ),
 ]
