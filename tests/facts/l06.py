@@ -50,6 +50,8 @@ def _():
     "batched-rhs-rule",
     "(A `b` of shape `(B, n)` counts as a batch of vectors because its shape is `A.shape[:-1]`; "
     "a `(..., n, k)` right-hand side means `k` columns per system.)",
+    rival="any 2-D `b` is a batch of vectors: a (3, 3) `b` with `A` of shape (4, 3, 3) is one matrix of 3 columns, "
+    "broadcast over the batch, because its shape is not `A.shape[:-1]`",
 )
 def _():
     As = torch.stack([_matrix(3, s) for s in range(4)])  # (4, 3, 3)
