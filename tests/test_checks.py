@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
+import re
 
 import numpy as np
 import pytest
@@ -71,7 +72,13 @@ def test_same_verdict_on_every_run(ex):
                     f"{ex.id}: {name} was not {'accepted' if want == PASS else 'rejected'}: {verdict}"
                 )
             else:
-                assert verdict == first[name], f"{ex.id}: {name}, run {round_ + 1}: {verdict} after {first[name]}"
+                assert _same(verdict, first[name]), f"{ex.id}: {name}, run {round_ + 1}: {verdict} after {first[name]}"
+
+
+def _same(verdict: tuple[str, str], first: tuple[str, str]) -> bool:
+    """The same mark and message; 11.7 hands each run a new operator name (course_ex::bins_<n>) on purpose."""
+    fresh_name = re.compile(r"(course_ex::\w+?_)\d+")
+    return verdict[0] == first[0] and fresh_name.sub(r"\1N", verdict[1]) == fresh_name.sub(r"\1N", first[1])
 
 
 @pytest.mark.parametrize("ex", EXERCISES, ids=IDS)
