@@ -38,6 +38,7 @@ EXERCISE_CAP = 25  # minutes of exercises per module in the room; the rest is fo
 RUNTIME_BOUND_S = 300  # "every notebook runs in under 5 minutes": tests/test_schedule.py holds it
 NOTE_SECTIONS = ["While it runs", "Checkpoints", "Where people get lost", "If you are late"]
 NOTES = ROOT / "docs" / "instructor-notes"
+COMPILER_THROUGHOUT = ["17"]  # every section compiles (in worker processes, with inductor itself)
 
 
 @dataclass
@@ -355,7 +356,8 @@ graph capture only (backend='aot_eager'); ...`) and `torch.compile` captures gra
 recompiles and breaks as usual without generating code. Cells that read the generated code say in
 one line that they need the compiler; timings of compiled code are then eager timings, and the
 lesson's statements about speed print a note instead of `checked:`. Pair such a learner with a
-neighbour for those cells, or send them to a hub or Colab.
+neighbour for those cells, or send them to a hub or Colab. Module {throughout} is about the compiler's
+caches and ahead-of-time packages in every section: without a compiler, take it on a hub or Colab.
 
 **CPU laptops (the default).** Everything runs on a laptop CPU. Send the setup guide
 (`docs/SETUP.md`) a week ahead. Each compile lesson points inductor at a new, empty cache on purpose,
@@ -532,9 +534,15 @@ def render() -> str:
     left = [m.number for m in modules if m.number not in taught]
     if left:
         parts += [f"Self-study after the two days: modules {', '.join(left)}.", ""]
-    compile_modules = ", ".join(m.number for m in modules if "compiler" in m.needs)
+    compile_modules = ", ".join(
+        m.number for m in modules if "compiler" in m.needs and m.number not in COMPILER_THROUGHOUT
+    )
     parts += [
-        ROOM.format(colab_runtimes=colab_runtimes(modules), compile_modules=compile_modules),
+        ROOM.format(
+            colab_runtimes=colab_runtimes(modules),
+            compile_modules=compile_modules,
+            throughout=", ".join(COMPILER_THROUGHOUT),
+        ),
         troubleshooting(),
         CHECKLIST,
         "## Module by module",
