@@ -13,7 +13,8 @@ Where signals cannot do this (Windows has no ``setitimer``; a check called from 
 the main one cannot set a handler), the check runs without a limit.
 
 Limits of the method: Python runs a signal handler between bytecodes, so one long call into C
-(a huge matrix product) finishes before the answer stops.
+(a huge matrix product) finishes before the answer stops; an answer that catches ``BaseException``
+in a loop and goes on is stopped again every 0.1 s, and can still refuse to stop.
 """
 
 from __future__ import annotations
