@@ -21,33 +21,46 @@
 # Colab runtime: CPU is enough for this module.
 import sys
 
+course_ready = True
 if "google.colab" in sys.modules:
     import os
+    import shutil
     import subprocess
 
     home = os.environ.get("TORCHCOURSE_HOME", "/content/pytorch-course")
     repo = os.environ.get("TORCHCOURSE_REPO", "")
     if not os.path.isdir(home):
         if not repo:
-            raise RuntimeError(
-                "This copy of the course names no repository to fetch: run "
-                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            course_ready = False
+            print(
+                "Missing: the course's git address. Run os.environ['TORCHCOURSE_REPO'] = "
+                "'<the course git URL>' in a cell, then this cell again."
             )
-        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
-        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
-        subprocess.run(pip, check=True)
-    sys.path.insert(0, home)
-    print("Colab: the course is in", home)
+        else:
+            git = ["git", "clone", "--quiet", "--depth", "1", repo, home]
+            pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+            for step in (git, pip):
+                done = subprocess.run(step, capture_output=True, text=True)
+                if done.returncode:
+                    course_ready = False
+                    shutil.rmtree(home, ignore_errors=True)
+                    why = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                    print(f"Missing: the course, not fetched from {repo} ({step[0]}: {why}). Run this cell again.")
+                    break
+    if course_ready:
+        sys.path.insert(0, home)
+        print("Colab: the course is in", home)
 else:
     print("Local run: nothing to install.")
-# A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
-# saying whether it is supported; an error naming what is missing when it is too old.
-from torchcourse.preflight import check_torch
+if course_ready:
+    # A note on stderr when this torch is not 2.13.0 (the one the stored outputs were made with),
+    # saying whether it is supported; an error naming what is missing when it is too old.
+    from torchcourse.preflight import check_torch
 
-_ = check_torch()
+    _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 11 · Graph breaks
@@ -93,7 +106,7 @@ os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="inductor-11-")
 import matplotlib.pyplot as plt
 import torch
 
-from torchcourse import claim
+from torchcourse import claim, predict, reveal
 from torchcourse.compiletools import captured_logs, compile_counter, compile_stats, reset
 from torchcourse.preflight import version_tuple
 from torchcourse.timing import interleaved, measure, memory_limits, time_once
@@ -121,8 +134,13 @@ def step(x):
 
 # %% [markdown]
 # Compile it with the counting backend from module 09 (it records graphs and generates no
-# code, so a call costs only Dynamo's tracing) and call it. It runs and gives the eager answer, but it
-# produced **two** graphs: everything up to `m > 0`, then the rest.
+# code, so a call costs only Dynamo's tracing) and call it once.
+#
+# **Predict 11.p1.** How many graphs will dynamo produce for this one call of `step`? Write a
+# whole number.
+
+# %%
+predict("11.p1", None)  # replace None with your prediction
 
 # %%
 counter = compile_counter()
@@ -132,10 +150,24 @@ x_pos, x_neg = torch.rand(1000), -torch.rand(1000) - 1  # mean of y > 0, and < 0
 print("same as eager:", torch.allclose(step_counted(x_pos), step(x_pos)))
 print("graphs so far:", counter.frame_count)
 claim(counter.frame_count == 2, "the `if` on a tensor split `step` into two graphs")
+reveal(
+    "11.p1",
+    counter.frame_count,
+    why="`m > 0` needs the value of a tensor, which exists only when the code runs: dynamo ends "
+    "the graph before the `if`, runs it in Python, and starts a new graph for what follows.",
+)
 
 # %% [markdown]
-# Dynamo compiled the part after the `if` only for the branch that ran. Data that takes the
-# other branch compiles a third graph; after that, both paths are cached:
+# It runs and gives the eager answer, but it produced **two** graphs: everything up to `m > 0`,
+# then the rest.
+# %% [markdown]
+# Dynamo compiled the part after the `if` only for the branch that ran.
+#
+# **Predict 11.p2.** Now call it with data that takes the other branch, then with both inputs
+# again. How many graphs in all (counting the two so far)? Write a whole number.
+
+# %%
+predict("11.p2", None)  # replace None with your prediction
 
 # %%
 step_counted(x_neg)
@@ -143,6 +175,12 @@ print("graphs after the other branch:", counter.frame_count)
 step_counted(x_pos), step_counted(x_neg)
 print("graphs after calling both again:", counter.frame_count)
 claim(counter.frame_count == 3, "the other branch added one graph, and calling both again compiled nothing")
+reveal(
+    "11.p2",
+    counter.frame_count,
+    why="the part before the `if` is the same graph for both inputs; the other branch's rest is "
+    "a third graph, and afterwards every path is cached.",
+)
 
 # %% [markdown]
 # Dynamo says why it split in its `graph_breaks` log (`TORCH_LOGS=graph_breaks`, or
@@ -277,7 +315,13 @@ for fn in (if_on_data, prints, clock, item):
 # `graph_break_count` is computed as `graph_count - 1`, but a piece of code with no tensor
 # operation in it produces no graph, while its break reason is still recorded. In torch 2.13
 # this still happens. `item_if` breaks at `.item()`; when the data takes the `return x` path,
-# nothing after the break is a tensor operation:
+# nothing after the break is a tensor operation.
+#
+# **Predict 11.p3.** On the input whose sum is negative (the `return x` path), what will
+# `graph_break_count` say? Write a whole number.
+
+# %%
+predict("11.p3", None)  # replace None with your prediction
 
 
 # %%
@@ -296,6 +340,12 @@ for label, arg in (("sum > 0", x), ("sum < 0", -x)):
         f"len(break_reasons)={len(e.break_reasons)}"
     )
 claim(found["sum < 0"] == (1, 0, 1), "on the second input graph_break_count is 0 while one break reason is recorded")
+reveal(
+    "11.p3",
+    found["sum < 0"][1],
+    why="graph_break_count is graph_count - 1, and the piece after the break holds no tensor "
+    "operation, so it makes no graph: one graph, a count of 0, one recorded break.",
+)
 
 # %% [markdown]
 # Same function, same break; on the second input the count says 0. Read `break_reasons`,
@@ -604,7 +654,7 @@ claim(numpy_runs[0] == before and tuple(out.shape) == (10**12,), "the fake answe
 # with the real operator on shape, dtype and device: `torch.library.opcheck(op, args)` runs the
 # real operator and its fake on the same inputs and fails when they disagree.
 #
-# ### `torch.compiler.allow_in_graph`: not traced, but not opaque
+# ### `torch.compiler.allow_in_graph`: not traced, but not opaque (optional)
 #
 # `allow_in_graph(fn)` tells Dynamo not to trace inside `fn` and to put the call in the graph as
 # it is. Its docstring states the promise you make: the inputs and outputs are tensors (or ints,
@@ -672,7 +722,10 @@ claim(seen[0] >= 1 and seen[1:] == [seen[0]] * 3, "the Python body ran while tra
 # The comparison runs on one thread: timings on a busy machine are steadier that way, and one
 # thread keeps the comparison between the three versions fair. Set the thread count *before*
 # compiling: inductor writes the count in force at compile time into its C++ kernels
-# (`#pragma omp parallel num_threads(...)`), and a later `torch.set_num_threads` does not change it.
+# (`#pragma omp parallel num_threads(...)`). A later `torch.set_num_threads` does not edit those
+# kernels, but it does not leave them running either: dynamo's guards include the thread count,
+# so the next call compiles again for the new count (the recompile reason reads `GLOBAL_STATE
+# changed: num_threads`). Setting it first saves that second compile.
 #
 # First, what compiling costs. The first `torch.compile` call in a process loads inductor and
 # starts its C++ toolchain, whatever it compiles: a one-line function pays that below. The
@@ -845,7 +898,7 @@ for name, (read, written, new) in traffic.items():
 # your memory bandwidth sets the first part, your system's page faults the second.
 
 # %% [markdown]
-# ## `mode="reduce-overhead"`: what CUDA graphs require
+# ## `mode="reduce-overhead"`: what CUDA graphs require (optional)
 #
 # On an NVIDIA GPU, `torch.compile(fn, mode="reduce-overhead")` records each compiled graph's
 # kernel launches once as a **CUDA graph** and then replays the recording with a single launch,

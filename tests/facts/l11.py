@@ -315,9 +315,40 @@ def _():
 
 @fact(
     "11",
+    "new-thread-count-recompiles",
+    "dynamo's guards include the thread count, so the next call compiles again for the new count (the recompile "
+    "reason reads `GLOBAL_STATE changed: num_threads`)",
+    since=(2, 13),
+    rival="the kernel compiled for the old count keeps running after torch.set_num_threads (then the second call "
+    "would compile nothing and no recompile reason would name num_threads)",
+)
+def _():
+    from torchcourse.compiletools import captured_logs
+
+    def step(x):
+        return torch.relu(x * 1.5 + 0.5) * 3
+
+    threads = torch.get_num_threads()
+    counter = CompileCounter()
+    torch.compiler.reset()
+    try:
+        compiled = torch.compile(step, backend=counter)
+        torch.set_num_threads(2)
+        compiled(torch.ones(8))
+        with captured_logs(recompiles=True) as logs:
+            torch.set_num_threads(1)
+            compiled(torch.ones(8))
+            compiled(torch.ones(8))
+    finally:
+        torch.set_num_threads(threads)
+        torch.compiler.reset()
+    assert counter.frame_count == 2 and "GLOBAL_STATE changed: num_threads" in logs.text
+
+
+@fact(
+    "11",
     "inductor-bakes-thread-count",
-    "inductor writes the count in force at compile time into its C++ kernels "
-    "(`#pragma omp parallel num_threads(...)`), and a later `torch.set_num_threads` does not change it.",
+    "inductor writes the count in force at compile time into its C++ kernels (`#pragma omp parallel num_threads(...)`)",
 )
 def _():
     from torch._inductor import config
