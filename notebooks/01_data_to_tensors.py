@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 01 · From data to tensors
@@ -92,7 +92,7 @@ import numpy as np
 import torch
 from matplotlib_inline.backend_inline import set_matplotlib_formats
 
-from torchcourse import claim, data_path
+from torchcourse import claim, data_path, predict, reveal
 
 set_matplotlib_formats("jpeg", pil_kwargs={"quality": 85})  # photos: JPEG keeps this notebook small
 
@@ -215,6 +215,29 @@ print(
 )
 
 # %% [markdown]
+# A standard deviation has two definitions: divide the sum of squared deviations by `n` (the
+# population's) or by `n − 1` (the sample's, Bessel's correction). NumPy and PyTorch picked
+# differently.
+#
+# **Predict 01.p1.** Is `features.std(dim=0)` equal to NumPy's `np.std(features.numpy(), axis=0)`?
+# `True` or `False`.
+
+# %%
+predict("01.p1", None)  # replace None with your prediction
+
+# %%
+numpy_std = torch.from_numpy(np.std(features.numpy(), axis=0))
+print("PyTorch's std:", std.round(decimals=4))
+print("NumPy's std:  ", numpy_std.round(decimals=4))
+print("PyTorch with correction=0:", features.std(dim=0, correction=0).round(decimals=4))
+reveal(
+    "01.p1",
+    torch.allclose(std, numpy_std),
+    why="torch.std divides by n - 1 by default (correction=1), np.std by n (ddof=0): with 150 rows they "
+    "differ by a factor sqrt(150/149). Pass correction=0 in PyTorch, or ddof=1 in NumPy, to agree.",
+)
+
+# %% [markdown]
 # The picture shows what normalising did: each column's 150 values, before (in cm) and after
 # (in standard deviations). The shape of each cloud is the same; only its position and scale
 # changed. The gap in the petal columns is the setosa species.
@@ -289,14 +312,35 @@ print(f"memory: ids {id_bytes:,} B, one-hot {onehot_bytes:,} B, {onehot_bytes / 
 #
 # Often you need a tensor that no file gives you: a grid of sample points, random input
 # data, an identity matrix. `torch.tensor` copies any nested list or number; `arange`
-# counts with a step and **excludes** the end, `linspace` takes the number of points and
-# **includes** both ends, `logspace` spaces points evenly in the exponent.
+# counts with a step and **excludes** the end (in exact arithmetic: see below), `linspace`
+# takes the number of points and **includes** both ends, `logspace` spaces points evenly in
+# the exponent.
 
 # %%
 print(torch.tensor([[1, 2], [3, 4]]))
 print(torch.arange(5), torch.arange(1, 2, 0.25))
 print(torch.linspace(0, 1, 5))
 print(torch.logspace(0, 3, 4))  # 10**0 ... 10**3
+
+# %% [markdown]
+# `arange` computes its length as `ceil((end − start) / step)` in floating point, and 0.1 has no
+# exact binary value.
+#
+# **Predict 01.p2.** How many elements has `torch.arange(1, 1.3, 0.1)`? Write a whole number.
+
+# %%
+predict("01.p2", None)  # replace None with your prediction
+
+# %%
+steps = torch.arange(1, 1.3, 0.1)
+print(steps, "| length:", len(steps), "| (1.3 - 1) / 0.1 =", (1.3 - 1) / 0.1)
+print("linspace(1, 1.2, 3):", torch.linspace(1, 1.2, 3))
+reveal(
+    "01.p2",
+    len(steps),
+    why="(1.3 - 1) / 0.1 is 3.0000000000000004 in floating point, and its ceiling is 4: the 'excluded' "
+    "end 1.3 comes in. With a fractional step, use linspace and say how many points you want.",
+)
 
 # %% [markdown]
 # Random tensors come from a generator. Seed it and you get the same numbers on every run
@@ -336,6 +380,29 @@ arr = np.arange(4.0)
 shared, copied = torch.from_numpy(arr), torch.tensor(arr)
 arr[0] = 100.0
 print("from_numpy:", shared, "| tensor:", copied)
+
+# %% [markdown]
+# Both keep NumPy's dtype, and NumPy's default float is float64, while PyTorch's is float32.
+#
+# **Predict 01.p3.** What dtype is `features - torch.tensor(np.zeros(4))` (`features` is the float32
+# Iris table)? One of `"float32"`, `"float64"`.
+
+# %%
+predict("01.p3", None)  # replace None with your prediction
+
+# %%
+from_np = torch.tensor(np.zeros(4))
+mixed = features - from_np
+print("torch.tensor(np.zeros(4)):", from_np.dtype, "| torch.tensor([0.0] * 4):", torch.tensor([0.0] * 4).dtype)
+print("features - torch.tensor(np.zeros(4)):", mixed.dtype, f"({mixed.element_size()} bytes per number)")
+reveal(
+    "01.p3",
+    mixed.dtype,
+    choices=("float32", "float64"),
+    why="an array from NumPy arrives as float64, and a float64 tensor with dimensions widens a float32 one "
+    "(a 0-d one or a Python float would not): the table silently doubles in size and runs slower. Convert "
+    "at the border: torch.tensor(arr, dtype=torch.float32).",
+)
 
 # %% [markdown]
 # ## Size, dimensions, number of elements
@@ -516,8 +583,10 @@ print(F.one_hot(torch.tensor([0, 2])).shape, F.one_hot(torch.tensor([0, 2]), num
 #   columns floats plus integer class ids, texts as int64 token ids (and one-hot rows).
 # * `permute` reorders dimensions, `reshape` does not; convert `uint8` to float before
 #   arithmetic.
-# * `arange` excludes its end, `linspace` includes it; seed random tensors; never read `empty`;
-#   `from_numpy` shares memory, `torch.tensor` copies.
+# * `arange` excludes its end (unless rounding lets it in: use `linspace` for fractional steps),
+#   `linspace` includes it; seed random tensors; never read `empty`;
+#   `from_numpy` shares memory, `torch.tensor` copies; both keep NumPy's float64, so convert at the
+#   border.
 # * `size()`, `dim()`, `numel()`; index with integers, slices, `...` and `None`; PyTorch refuses
 #   negative steps, so use `flip`.
 # * A Python float costs 32 bytes in a list, a float32 in a tensor 4: keep numbers unboxed,

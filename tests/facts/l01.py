@@ -63,8 +63,8 @@ def _():
 @fact(
     "01",
     "arange-excludes-linspace-includes",
-    "`arange` counts with a step and excludes the end, `linspace` takes the number of points and includes "
-    "both ends, `logspace` spaces points evenly in the exponent",
+    "`arange` counts with a step and excludes the end (in exact arithmetic: see below), `linspace` takes the "
+    "number of points and includes both ends, `logspace` spaces points evenly in the exponent",
 )
 def _():
     assert torch.arange(1, 2, 0.25).tolist() == [1.0, 1.25, 1.5, 1.75]
@@ -162,3 +162,44 @@ def _():
 @fact("01", "one-hot-default-width", "Without it `one_hot` uses `ids.max() + 1` columns")
 def _():
     assert F.one_hot(torch.tensor([0, 2])).shape == (2, 3)
+
+
+@fact(
+    "01",
+    "arange-length-rounds-up",
+    "`arange` computes its length as `ceil((end − start) / step)` in floating point, and 0.1 has no exact binary value.",
+)
+def _():
+    steps = torch.arange(1, 1.3, 0.1)
+    assert len(steps) == 4 and abs(steps[-1].item() - 1.3) < 1e-6  # the "excluded" end is in
+    assert len(torch.arange(1, 1.3, 0.1, dtype=torch.float64)) == 4  # not a float32 effect
+    assert len(np.arange(1, 1.3, 0.1)) == 4  # NumPy does the same
+    assert len(torch.arange(0, 1, 0.1)) == 10  # and other ends come out as expected
+
+
+@fact(
+    "01",
+    "std-bessel-vs-numpy",
+    "torch.std divides by n - 1 by default (correction=1), np.std by n (ddof=0)",
+)
+def _():
+    x = torch.tensor([[1.0, 2.0], [3.0, 5.0], [0.0, 1.0]])
+    assert not torch.allclose(x.std(dim=0), torch.from_numpy(np.std(x.numpy(), axis=0)))
+    assert torch.allclose(x.std(dim=0, correction=0), torch.from_numpy(np.std(x.numpy(), axis=0)))
+    assert torch.allclose(x.var(dim=0), torch.from_numpy(np.var(x.numpy(), axis=0, ddof=1)))
+
+
+@fact(
+    "01",
+    "numpy-float64-promotes",
+    "an array from NumPy arrives as float64, and a float64 tensor with dimensions widens a float32 one",
+)
+def _():
+    f32 = torch.ones(3, 4)
+    for make in (torch.tensor, torch.from_numpy, torch.as_tensor):
+        from_np = make(np.zeros(4))
+        assert from_np.dtype == torch.float64
+        assert (f32 - from_np).dtype == torch.float64
+    # a 0-d tensor or a NumPy scalar does not widen a 1-D float32 tensor: only dimensioned ones do
+    assert (f32 - torch.tensor(np.float64(1.0))).dtype == torch.float32
+    assert torch.tensor([0.0] * 4).dtype == torch.float32
