@@ -1,5 +1,5 @@
 """The setup cell every notebook opens with (torchcourse.authoring.colab): locally it installs nothing;
-on Colab it clones the course and installs torchcourse from it.
+on Colab it clones the course and installs torchcourse from it, or says in one line what is missing.
 
 The Colab branch runs for real in a subprocess with a stand-in ``google.colab`` module: git
 clones this repository (committed state) into a temporary folder, and the pip command is
@@ -33,10 +33,15 @@ mode, cell = sys.argv[2], open(sys.argv[1]).read()
 import torch  # imported first: a CUDA build's own import may start a process, which is not the cell's doing
 if len(sys.argv) > 3:
     torch.__version__ = sys.argv[3]
-calls = []
+calls, probes = [], []
 real_run = subprocess.run
 
 def run(cmd, *args, **kwargs):
+    if list(cmd)[-1:] in (["--version"], ["/help"]):
+        # check_torch asks whether a C++ compiler answers (torchcourse.compiletools.find_compiler):
+        # recorded apart, answered as a compiler would, and never an install
+        probes.append(list(cmd))
+        return subprocess.CompletedProcess(cmd, 0, stdout="c++ (stand-in)", stderr="")
     calls.append(list(cmd))
     if mode == "local":
         raise AssertionError(f"the local branch ran a command: {cmd}")
@@ -60,7 +65,7 @@ try:
     exec(compile(cell, "setup-cell", "exec"), {"__name__": "__main__"})
 except Exception as exc:
     error = f"{type(exc).__name__}: {exc}"
-result = {"calls": calls, "error": error, "path_changed": sys.path != path_before,
+result = {"calls": calls, "probes": probes, "error": error, "path_changed": sys.path != path_before,
           "cwd_changed": os.getcwd() != cwd_before, "pip_imported": "pip" in sys.modules}
 if mode == "colab" and error is None:
     import torchcourse
@@ -147,6 +152,7 @@ def test_a_torch_below_the_minimum_stops_the_cell_with_a_clear_error(tmp_path: P
 
 def test_local_run_installs_nothing(tmp_path: Path):
     result, printed = run_cell(tmp_path, colab.source(module_of(ROOT / "notebooks" / "07_gpu_offload.py")), "local", {})
+    assert all(p[-1] in ("--version", "/help") for p in result.pop("probes")), "only the compiler's version"
     assert result == {
         "calls": [],
         "error": None,
@@ -176,12 +182,43 @@ def test_colab_run_clones_and_installs_the_course(tmp_path: Path):
     assert again["error"] is None and again["calls"] == []
 
 
-def test_colab_without_a_repository_says_what_to_do(tmp_path: Path):
+def test_colab_without_a_repository_says_in_one_line_what_is_missing(tmp_path: Path):
+    """No address: one line naming what is missing and what to do, no traceback, nothing run."""
     cell = colab.source(module_of(ROOT / "notebooks" / "03_strides.py"))
     cell = cell.replace(f'"TORCHCOURSE_REPO", "{colab.repository_url()}"', '"TORCHCOURSE_REPO", ""')
-    result, _ = run_cell(tmp_path, cell, "colab", {"TORCHCOURSE_HOME": str(tmp_path / "missing")})
-    assert result["calls"] == []
-    assert result["error"].startswith("RuntimeError") and "TORCHCOURSE_REPO" in result["error"]
+    result, printed = run_cell(tmp_path, cell, "colab", {"TORCHCOURSE_HOME": str(tmp_path / "missing")})
+    assert result["calls"] == [] and result["error"] is None and not result["path_changed"]
+    assert len(printed.splitlines()) == 1, printed
+    assert printed.startswith("Missing: the course's git address") and "TORCHCOURSE_REPO" in printed
+
+
+def test_colab_with_an_address_that_fails_says_so_in_one_line(tmp_path: Path):
+    """A wrong address or no network: one line with git's reason; no half-made clone is left, so
+    running the cell again (after fixing the address) starts afresh."""
+    home = tmp_path / "course"
+    cell = colab.source(module_of(ROOT / "notebooks" / "03_strides.py"))
+    env = {"TORCHCOURSE_HOME": str(home), "TORCHCOURSE_REPO": (tmp_path / "no-such-repo").as_uri()}
+    result, printed = run_cell(tmp_path, cell, "colab", env)
+    assert result["error"] is None and [c[0] for c in result["calls"]] == ["git"], result
+    assert len(printed.splitlines()) == 1 and printed.startswith("Missing: the course, not fetched from "), printed
+    assert "(git: " in printed and not home.exists()
+
+
+def test_the_address_is_the_one_constant_to_set(tmp_path: Path):
+    """Once pyproject.toml names the repository, the cell clones it with no step by hand."""
+    text = (ROOT / "pyproject.toml").read_text()
+    if not colab.repository_url(text):
+        text = text.replace(
+            "[tool.setuptools", f'[project.urls]\nRepository = "{ROOT.as_uri()}"\n\n[tool.setuptools', 1
+        )
+    url = colab.repository_url(text)
+    cell = colab.source(module_of(ROOT / "notebooks" / "03_strides.py"))
+    cell = cell.replace(f'"TORCHCOURSE_REPO", "{colab.repository_url()}"', f'"TORCHCOURSE_REPO", "{url}"')
+    if shutil.which("git") is None or not url.startswith("file:"):
+        assert f'"TORCHCOURSE_REPO", "{url}"' in cell
+        return
+    result, printed = run_cell(tmp_path, cell, "colab", {"TORCHCOURSE_HOME": str(tmp_path / "c")})
+    assert result["error"] is None and printed.startswith("Colab: the course is in"), printed
 
 
 def test_repository_url_is_read_from_pyproject():

@@ -123,12 +123,21 @@ def _identity(cell) -> tuple:
     return cell.cell_type, cell.source, cell.metadata.get("tags", []), cell.metadata.get("jupyter", {})
 
 
+def _is_setup(cell) -> bool:
+    """The generated setup cell (torchcourse.authoring.colab): its local run prints one fixed line
+    whatever its Colab branch says, so a new version of it is copied, not executed (nbval still
+    runs it in every notebook)."""
+    from torchcourse.authoring.colab import TAG
+
+    return TAG in cell.metadata.get("tags", [])
+
+
 def refresh_markdown(py: Path) -> bool:
     """Copy ``py``'s markdown cells into its executed ``.ipynb`` when nothing else differs, and
     return True; return False (and write nothing) when the notebook must be executed.
 
-    Prose, navigation and display changes (a collapsed input) do not change any output, so they
-    need no re-execution: fixing a typo, or adding a module (every notebook's navigation header
+    Prose, navigation, display changes (a collapsed input) and a new setup cell do not change any
+    output, so they need no re-execution: fixing a typo, or adding a module (every notebook's navigation header
     names the last one), costs seconds instead of a rebuild of the course. Any difference in a
     code cell's source or tags, in the sequence of cell types, or a code cell never executed,
     means execution.
@@ -145,7 +154,7 @@ def refresh_markdown(py: Path) -> bool:
         return False
     for stored, wanted in zip(nb.cells, text.cells):
         if stored.cell_type == "code" and (
-            stored.source != wanted.source
+            (stored.source != wanted.source and not _is_setup(wanted))
             or stored.metadata.get("tags", []) != wanted.metadata.get("tags", [])
             or (stored.source.strip() and stored.get("execution_count") is None)
         ):
@@ -154,6 +163,8 @@ def refresh_markdown(py: Path) -> bool:
         if stored.cell_type != "code":
             stored.source = wanted.source
             stored.metadata = wanted.metadata
+        elif _is_setup(wanted):
+            stored.source = wanted.source
         elif "jupyter" in wanted.metadata:
             stored.metadata["jupyter"] = wanted.metadata["jupyter"]
         else:

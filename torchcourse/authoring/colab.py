@@ -11,10 +11,12 @@ writes a note to stderr when the running torch is not the one the stored outputs
 (and whether it is in the supported range), and stops with an error naming what is missing when
 torch is older than the minimum: stdout, which the stored outputs keep, is the same on any torch.
 
-Where the repository is: ``[project.urls] Repository`` in ``pyproject.toml``, written into
-the cell by the build; the environment variable ``TORCHCOURSE_REPO`` overrides it (a fork, a
-branch, a local mirror). Until the course has a public home the entry is absent, and the cell
-on Colab stops with a message that says how to set the variable.
+Where the repository is: ``[project.urls] Repository`` in ``pyproject.toml``, the one constant
+to set once the course has a public address, written into every cell by the build (which then
+only copies the new cell into the stored notebooks: its local output does not change, so nothing
+is executed); the environment variable ``TORCHCOURSE_REPO`` overrides it (a fork, a branch, a
+local mirror). Until the entry is there, or when the clone or the install fails, the cell prints
+one line saying what is missing and how to go on, instead of raising, and skips the rest.
 
 ``TORCHCOURSE_HOME`` (default ``/content/pytorch-course``) is where the clone goes; the tests
 use it to run the Colab branch in a temporary folder.
@@ -58,30 +60,43 @@ TEMPLATE = """\
 # Colab runtime: {runtime}.
 import sys
 
+course_ready = True
 if "google.colab" in sys.modules:
     import os
+    import shutil
     import subprocess
 
     home = os.environ.get("TORCHCOURSE_HOME", "{home}")
     repo = os.environ.get("TORCHCOURSE_REPO", "{repo}")
     if not os.path.isdir(home):
         if not repo:
-            raise RuntimeError(
-                "This copy of the course names no repository to fetch: run "
-                "os.environ['TORCHCOURSE_REPO'] = '<the course git URL>' in a cell, then this cell again."
+            course_ready = False
+            print(
+                "Missing: the course's git address. Run os.environ['TORCHCOURSE_REPO'] = "
+                "'<the course git URL>' in a cell, then this cell again."
             )
-        subprocess.run(["git", "clone", "--quiet", "--depth", "1", repo, home], check=True)
-        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
-        subprocess.run(pip, check=True)
-    sys.path.insert(0, home)
-    print("Colab: the course is in", home)
+        else:
+            git = ["git", "clone", "--quiet", "--depth", "1", repo, home]
+            pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", home]
+            for step in (git, pip):
+                done = subprocess.run(step, capture_output=True, text=True)
+                if done.returncode:
+                    course_ready = False
+                    shutil.rmtree(home, ignore_errors=True)
+                    why = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                    print(f"Missing: the course, not fetched from {{repo}} ({{step[0]}}: {{why}}). Run this cell again.")
+                    break
+    if course_ready:
+        sys.path.insert(0, home)
+        print("Colab: the course is in", home)
 {gpu_check}else:
     print("{local}")
-# A note on stderr when this torch is not {pin} (the one the stored outputs were made with),
-# saying whether it is supported; an error naming what is missing when it is too old.
-from torchcourse.preflight import check_torch
+if course_ready:
+    # A note on stderr when this torch is not {pin} (the one the stored outputs were made with),
+    # saying whether it is supported; an error naming what is missing when it is too old.
+    from torchcourse.preflight import check_torch
 
-_ = check_torch()"""
+    _ = check_torch()"""
 
 GPU_CHECK = """\
     import torch
