@@ -7,6 +7,7 @@ code, and return objects whose ``__eq__``, ``__repr__`` and ``__bool__`` raise."
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from torchcourse.grading.checks import FAIL, REGISTRY, check, evaluate
 from torchcourse.grading.isolation import differences, process_state
 
 ROOT = Path(__file__).resolve().parents[1]
+ALL = os.environ.get("TORCHCOURSE_REPEAT_ALL") == "1"
 
 
 def _source_lines() -> set[str]:
@@ -131,8 +133,14 @@ ANSWERS = [changes_everything, replaces_torch, raises_unprintable, raises_quotin
 @pytest.mark.parametrize("ex", EXERCISES, ids=IDS)
 def test_no_traceback_and_no_source_whatever_the_answer_does(ex, capsys):
     # where each run of the reference compiles or exports for seconds, the answers that let it run
-    # after them are kept to the one that changes everything it is given
-    answers = [a for a in ANSWERS if a not in (replaces_torch, returns_hostile)] if ex.id in HEAVY else ANSWERS
+    # after them are kept to the one that changes everything it is given; where it builds with
+    # AOTInductor or in another process (17.5, 17.6: minutes), to the raising ones
+    # (TORCHCOURSE_REPEAT_ALL=1: every answer everywhere)
+    answers = ANSWERS
+    if ex.id in HEAVY and not ALL:
+        answers = [changes_everything, raises_unprintable, raises_quoting_code]
+        if ex.id in ("17.5", "17.6"):
+            answers = answers[1:]
     for answer in answers:
         before = process_state()
         check(ex.id, answer)
