@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 03 · Strides
@@ -92,7 +92,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from torchcourse import claim
+from torchcourse import claim, predict, reveal
 from torchcourse.diagrams import draw_stride_panels, draw_strides, storage_index
 
 
@@ -182,12 +182,25 @@ plt.show()
 # `permute` reorders all dimensions at once, and the strides follow. Image code meets this
 # constantly: a batch stored as `(N, H, W, C)` (how most image files and NumPy code hold
 # pixels) becomes the `(N, C, H, W)` that PyTorch's convolutions expect:
+#
+#
+# **Predict 03.p1.** `nhwc = torch.zeros(8, 32, 32, 3)` has strides `(3072, 96, 3, 1)`. What are the
+# strides of `nhwc.permute(0, 3, 1, 2)`? Write them as a tuple in a string, e.g. `"(1, 2, 3, 4)"`.
+
+# %%
+predict("03.p1", None)  # replace None with your prediction
 
 # %%
 nhwc = torch.zeros(8, 32, 32, 3)
 nchw = nhwc.permute(0, 3, 1, 2)
 print("NHWC:", tuple(nhwc.shape), nhwc.stride())
 print("NCHW:", tuple(nchw.shape), nchw.stride(), "| same buffer:", same_buffer(nchw, nhwc))
+reveal(
+    "03.p1",
+    str(nchw.stride()),
+    why="permute moves each dimension's stride along with its size and computes nothing new: the channel "
+    "dimension keeps its stride 1, so the result is not row-major for its shape (that would be (3072, 1024, 32, 1)).",
+)
 
 # %% [markdown]
 # ## `is_contiguous` and `contiguous()`
@@ -196,7 +209,30 @@ print("NCHW:", tuple(nchw.shape), nchw.stride(), "| same buffer:", same_buffer(n
 # dimension of size 1 may have any stride: nothing ever steps along it), so reading it in
 # index order walks the storage front to back with no gaps.
 # `contiguous()` returns the tensor itself when it already is, and otherwise copies the
-# elements into a fresh row-major storage:
+# elements into a fresh row-major storage. So it is not a way to get a copy: whether a write into
+# its result reaches the original depends on the input's strides.
+#
+# **Predict 03.p2.** `y = m.contiguous()`, then `y[0, 0] = -1.0`. Does `m[0, 0]` change? `True` or
+# `False`.
+
+# %%
+predict("03.p2", None)  # replace None with your prediction
+
+# %%
+y = m.contiguous()
+y[0, 0] = -1.0
+changed = m[0, 0].item() == -1.0
+yt = m.t().contiguous()
+yt[0, 0] = -2.0
+print(f"m.contiguous() is m: {y is m} | m[0, 0] after the write: {m[0, 0].item()}")
+print(f"m.t().contiguous() is a copy: {not same_buffer(yt, m)} | m[0, 0] after writing -2 into it: {m[0, 0].item()}")
+reveal(
+    "03.p2",
+    changed,
+    why="m is already contiguous, so m.contiguous() is m itself and the write lands in m; the same call on "
+    "m.t() copies, and its write is lost. For a copy you can write into, call clone().",
+)
+m[0, 0] = 0.0  # put m back as it was
 
 # %%
 for name, x in {"m": m, "m.t()": m.t(), "m[:, 1:3]": m[:, 1:3], "m[1]": m[1], "nchw": nchw}.items():
@@ -295,11 +331,24 @@ print(patches[0, 1])
 # position grows by the number of windows that contain it: the middle gains 3, the ends 1.
 # The check that refused the write into an expanded view in module 02 looks only for a stride
 # of 0; overlap like this one it lets through, and PyTorch does not warn you:
+#
+#
+# **Predict 03.p3.** `z = torch.zeros(6)`, then `z.unfold(0, 3, 1).add_(1)`: four windows of three.
+# What is `z[2]` afterwards? Write a number.
+
+# %%
+predict("03.p3", None)  # replace None with your prediction
 
 # %%
 z = torch.zeros(6)
 z.unfold(0, 3, 1).add_(1)
 print("after adding 1 to every window:", z)
+reveal(
+    "03.p3",
+    z[2].item(),
+    why="position 2 sits in three windows (those starting at 0, 1 and 2), and add_ visits it once per "
+    "window: three read-add-writes of one number. No error, no warning.",
+)
 claim(z.max() == 3 and z[0] == 1 and z[-1] == 1, "the middle positions gained 3, the ends 1")
 
 # %% [markdown]
@@ -315,7 +364,7 @@ z.unfold(0, 3, 1).copy_(torch.arange(12.0).view(4, 3))
 print(z)
 
 # %% [markdown]
-# ## `channels_last`: the same shape, another layout
+# ## `channels_last`: the same shape, another layout (optional)
 #
 # A memory format is a choice of strides for the same shape. `channels_last` keeps the
 # `(N, C, H, W)` shape but stores the channels of one pixel next to each other (NHWC in
@@ -336,7 +385,7 @@ print("same values:", torch.equal(x, cl), "| copied:", not same_buffer(x, cl))
 print("it is a permuted NHWC tensor:", cl.permute(0, 2, 3, 1).is_contiguous())
 
 # %% [markdown]
-# ## Why layout matters for speed
+# ## Why layout matters for speed (optional)
 #
 # Memory reaches the processor in whole **cache lines**, 64 bytes on most CPUs (128 on Apple
 # silicon): 16 float32 numbers. A kernel that needs one number of a line moves all 64 bytes. So
@@ -481,6 +530,14 @@ claim(
 )
 # At stride 64 each number costs a 64-byte line (16x the bytes of stride 1), and lines with gaps
 # arrive no faster than a stream: more than 10x per number on any CPU.
+# The rival, "a strided sum is just slower per number, lines do not matter": then stride 16 (8x fewer
+# numbers than stride 2, the same strided kernel) would take about an eighth of stride 2's time.
+# Both move every 128 MiB of lines, so on any CPU it takes well over a third.
+claim(
+    strided_s[4] > strided_s[1] / 3,
+    "summing every 16th number takes more than a third of the time of summing every 2nd: the same lines",
+    evidence,
+)
 claim(
     per_number_ns[-1] > 10 * per_number_ns[0],
     "a stride of 64 costs more than 10 times as much per number as stride 1",
@@ -521,7 +578,8 @@ m.t().view(12)
 
 # %% [markdown]
 # **Negative strides.** NumPy can reverse an array with a negative stride; PyTorch has no
-# negative strides, so `torch.from_numpy` refuses such an array (and `torch.flip` copies):
+# negative strides, so `torch.from_numpy` refuses such an array (so do `torch.tensor` and
+# `torch.as_tensor`, module 02; `torch.flip` copies):
 
 # %% tags=["raises-exception"]
 torch.from_numpy(np.arange(5)[::-1])

@@ -178,11 +178,13 @@ def _():
 @fact(
     "03",
     "no-negative-strides",
-    "PyTorch has no negative strides, so `torch.from_numpy` refuses such an array (and `torch.flip` copies)",
+    "PyTorch has no negative strides, so `torch.from_numpy` refuses such an array (so do `torch.tensor` and "
+    "`torch.as_tensor`, module 02; `torch.flip` copies)",
 )
 def _():
-    with pytest.raises(ValueError, match="negative"):
-        torch.from_numpy(np.arange(5)[::-1])
+    for make in (torch.from_numpy, torch.tensor, torch.as_tensor):
+        with pytest.raises(ValueError, match="negative"):
+            make(np.arange(5)[::-1])
     t = torch.arange(5.0)
     assert not _same_buffer(t.flip(0), t)
 
@@ -197,3 +199,51 @@ def _():
         torch.arange(6.0).as_strided((3, 3), (2, 1))
     overlapping = torch.arange(6.0).as_strided((2, 3), (2, 1))  # within bounds: nothing else is checked
     assert overlapping.tolist() == [[0.0, 1.0, 2.0], [2.0, 3.0, 4.0]]
+
+
+@fact(
+    "03",
+    "contiguous-is-not-a-copy",
+    "So it is not a way to get a copy: whether a write into its result reaches the original depends on the "
+    "input's strides.",
+)
+def _():
+    m = torch.arange(12.0).view(3, 4)
+    y = m.contiguous()
+    assert y is m
+    y[0, 0] = -1.0
+    assert m[0, 0] == -1.0
+    yt = m.t().contiguous()
+    yt[0, 0] = -2.0
+    assert m[0, 0] == -1.0
+    # size-1 dimensions may have any stride and still count as contiguous: no copy either
+    odd = torch.arange(3.0).as_strided((3, 1), (1, 7))
+    assert odd.is_contiguous() and odd.contiguous() is odd
+
+
+@fact(
+    "03",
+    "permute-moves-strides",
+    "permute moves each dimension's stride along with its size and computes nothing new",
+)
+def _():
+    nhwc = torch.zeros(8, 32, 32, 3)
+    nchw = nhwc.permute(0, 3, 1, 2)
+    assert nchw.stride() == (3072, 1, 96, 3) and not nchw.is_contiguous()
+    assert nchw.data_ptr() == nhwc.data_ptr()
+
+
+@fact(
+    "03",
+    "overlapping-add-counts-each-window",
+    "Positions that appear in several windows are updated once per window.",
+)
+def _():
+    import warnings
+
+    for dt in (torch.float32, torch.int64):
+        z = torch.zeros(6, dtype=dt)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            z.unfold(0, 3, 1).add_(1)
+        assert z.tolist() == [1, 2, 3, 3, 2, 1]
