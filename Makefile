@@ -180,12 +180,15 @@ drift: python-check browser
 # A JupyterHub for a room (hub/README.md): JupyterHub from PyPI and the learner's packages in
 # .hub/venv (the same install script), configurable-http-proxy from npm in .hub/node_modules; run
 # as root. HUB_PASSWORD is the shared password learners type; HUB_IP=0.0.0.0 serves the room.
+# Learners' servers run as their own users: the hub's Python must be one every user can run (the
+# system's /usr/bin/python3 when it is 3.11+, not one under /root such as pyenv's). HUB_PYTHON overrides.
 HUB_DIR := .hub
 HUB_VENV := $(HUB_DIR)/venv
+HUB_PYTHON ?= $(shell /usr/bin/python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && echo /usr/bin/python3 || echo $(PYTHON))
 CHP_VERSION := 5.3.0
 .PHONY: hub hub-install hub-test
 $(HUB_DIR)/.installed: requirements.txt hub/requirements.txt pyproject.toml scripts/install.py
-	$(PYTHON) scripts/install.py --venv $(HUB_VENV) --also hub/requirements.txt $(if $(TORCH_INDEX),--torch $(TORCH_INDEX))
+	$(HUB_PYTHON) scripts/install.py --venv $(HUB_VENV) --also hub/requirements.txt $(if $(TORCH_INDEX),--torch $(TORCH_INDEX))
 	npm install --prefix $(HUB_DIR) --no-save --no-audit --no-fund configurable-http-proxy@$(CHP_VERSION)
 	@touch $@
 hub-install: python-check $(HUB_DIR)/.installed

@@ -113,6 +113,26 @@ def give_course(spawner):
     subprocess.run(["chown", "-R", f"{account.pw_uid}:{account.pw_gid}", str(course)], check=True)
 
 
+def unreachable_by_learners(path: Path) -> Path | None:
+    """The first folder on the way to ``path`` (symbolic links followed) that other users may not
+    enter, or None. A venv made from a Python under /root (pyenv's, say) links to it: learners'
+    servers would fail with 'Permission denied'."""
+    real = path.resolve()
+    for folder in [*reversed(real.parents)]:
+        if not os.stat(folder).st_mode & 0o001:
+            return folder
+    return None
+
+
+for needed in (VENV / "bin" / "python", VENV / "bin" / "jupyterhub-singleuser", REPO / "torchcourse"):
+    blocked = unreachable_by_learners(needed)
+    if blocked:
+        sys.exit(
+            f"Learners cannot reach {needed} ({blocked} is closed to other users): make the hub's venv "
+            "from a system-wide Python (make hub-install HUB_PYTHON=/usr/bin/python3) and keep the course "
+            "in a folder every user may enter."
+        )
+
 password = os.environ.get("HUB_PASSWORD", "")
 if not password:
     sys.exit("Set HUB_PASSWORD to the password learners will type (make hub HUB_PASSWORD=...).")

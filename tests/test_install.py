@@ -74,7 +74,9 @@ def test_an_unreachable_index_is_given_up_at_once():
 def test_the_plan_says_what_it_will_download(tmp_path):
     out = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "install.py"), "--venv", str(tmp_path / "v"), "--plan"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert out.returncode == 0, out.stderr
     assert re.search(r"about \d+ MB to download", out.stdout), out.stdout
@@ -108,7 +110,9 @@ def test_binder_installs_with_the_script_after_the_copy():
 def test_environment_yml_installs_nothing_from_the_repository():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
-    assert not [x for x in pip if x.startswith("-e") or x in (".", "./")], "Binder builds the environment before the copy"
+    assert not [x for x in pip if x.startswith("-e") or x in (".", "./")], (
+        "Binder builds the environment before the copy"
+    )
 
 
 def test_the_container_recipe_runs_the_script_and_copies_what_exists():
@@ -128,6 +132,7 @@ def test_the_container_recipe_runs_the_script_and_copies_what_exists():
 def test_the_hub_installs_with_the_script_into_its_own_venv():
     make = _dry_run("hub-install")
     assert "scripts/install.py --venv .hub/venv --also hub/requirements.txt" in make
+    assert "/root/" not in make.split("scripts/install.py --venv .hub/venv")[0].splitlines()[-1], "learners cannot run it"
     assert "configurable-http-proxy@" in make
     assert "/.hub/" in (ROOT / ".gitignore").read_text() and "/work/" in (ROOT / ".gitignore").read_text()
 
