@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 00 · Start here
@@ -124,7 +124,7 @@ print(f"Hello, {greeting}!")
 # Because the kernel remembers everything, running cells out of order can leave it in a
 # state no reader can reproduce. When in doubt use **Kernel → Restart Kernel and Run All
 # Cells**: every notebook of the course is made to run top to bottom that way, in under
-# 90 seconds on a 2-core laptop CPU.
+# 5 minutes on a 2-core CPU.
 
 # %% [markdown]
 # ## The preflight: is this machine ready?
@@ -173,12 +173,34 @@ claim(t.dtype == torch.float32, "a tensor built from Python floats gets the defa
 #
 # `t.shape` is a `torch.Size`, which is a tuple. `t.dim()` counts dimensions and
 # `t.numel()` counts elements. Arithmetic works element by element, and reductions such
-# as `sum` can run over one dimension (`dim=0` sums down the columns):
+# as `sum` can run over one dimension: `t.sum(dim=0)`.
+#
+# ## Predict, then run
+#
+# Before some cells, the course asks you what the next cell will show. Write your guess
+# in place of `None` and run the cell: `predict` records it. The cell after it measures the
+# answer *in your run*, on your machine and your PyTorch, and `reveal` says whether you were
+# right and why. Unanswered, it shows the answer anyway; a wrong guess is where you learn most.
+#
+# **Predict 00.p1.** `t` has shape `(2, 3)`: two rows, three columns. How many numbers does
+# `t.sum(dim=0)` hold? Write a whole number.
+
+# %%
+from torchcourse import predict, reveal
+
+predict("00.p1", None)  # replace None with your prediction
 
 # %%
 print("dim:", t.dim(), "| numel:", t.numel())
 print("t * 10 =", t * 10)
-print("column sums:", t.sum(dim=0))
+column_sums = t.sum(dim=0)
+print("t.sum(dim=0):", column_sums)
+reveal(
+    "00.p1",
+    column_sums.numel(),
+    why="The dimension you reduce over disappears: `dim=0` sums down the columns, leaving one number per column. "
+    "`t.sum(dim=1)` would leave one per row.",
+)
 
 # %% [markdown]
 # Code in this course never hard-codes a device. It asks once for the best one with the
@@ -327,8 +349,14 @@ torch.ones(2, device="meta") + torch.ones(2)
 # number, such as what `t.sum()` returns on the CPU) may join an elementwise operation
 # (arithmetic, comparisons) with tensors on any device. PyTorch reads its value on the CPU
 # and hands it to the kernel as a plain number, as it does with a Python number, and the
-# result lives on the other device. A one-element tensor with a dimension, `torch.tensor([3.0])`,
-# is not a 0-d tensor and is refused:
+# result lives on the other device. What about a one-element tensor with a dimension,
+# `torch.tensor([3.0])`?
+#
+# **Predict 00.p2.** Does `torch.ones(2, device="meta") + torch.tensor([3.0])` raise an error?
+# Write `True` or `False`.
+
+# %%
+predict("00.p2", None)  # replace None with your prediction
 
 # %%
 on_meta = torch.ones(2, device="meta")
@@ -336,26 +364,44 @@ print("meta tensor + 0-d CPU tensor:", (on_meta + torch.tensor(3.0)).device)
 print("meta tensor * Python number: ", (on_meta * 3).device)
 try:
     on_meta + torch.tensor([3.0])
+    one_element_raises = False
 except RuntimeError:
-    print("meta tensor + CPU tensor of shape (1,): RuntimeError")
+    one_element_raises = True
+print("meta tensor + CPU tensor of shape (1,) raises RuntimeError:", one_element_raises)
+reveal(
+    "00.p2",
+    one_element_raises,
+    why="A one-element tensor with a dimension, `torch.tensor([3.0])`, is not a 0-d tensor and is refused: "
+    "only a 0-d CPU tensor is read as a plain number.",
+)
 
 # %% [markdown]
-# **Integer tensors and `mean`.** `torch.tensor([1, 2, 3])` holds integers (`int64`), and
-# an average of integers is not an integer, so PyTorch refuses rather than guess. The error
-# is a `RuntimeError` whose message (`mean(): could not infer output dtype ...`) asks for a
-# floating point dtype. The cell catches it (`except RuntimeError` also catches its
-# subclasses, such as `NotImplementedError`) and prints both facts:
+# **Integer tensors and `mean`.** `torch.tensor([1, 2, 3])` holds integers (`int64`).
+#
+# **Predict 00.p3.** What does `torch.tensor([1, 2, 3]).mean()` give? Write one of
+# `"int64"` (an integer tensor), `"float32"` (a float tensor) or `"RuntimeError"` (an error).
+
+# %%
+predict("00.p3", None)  # replace None with your prediction: "int64", "float32" or "RuntimeError"
+
+# %% [markdown]
+# The cell catches an error if there is one (`except RuntimeError` also catches its
+# subclasses, such as `NotImplementedError`) and prints what happened:
 
 # %%
 try:
-    torch.tensor([1, 2, 3]).mean()
+    mean_gives = str(torch.tensor([1, 2, 3]).mean().dtype).removeprefix("torch.")
 except RuntimeError as err:
-    print(
-        "a RuntimeError:",
-        isinstance(err, RuntimeError),
-        "| it asks for a floating point dtype:",
-        "floating point" in str(err),
-    )
+    mean_gives = "RuntimeError"
+    print("it asks for a floating point dtype:", "floating point" in str(err))
+print("mean of an int64 tensor gives:", mean_gives)
+reveal(
+    "00.p3",
+    mean_gives,
+    why="An average of integers is not an integer, so PyTorch refuses rather than guess. "
+    "The error is a `RuntimeError` whose message (`mean(): could not infer output dtype ...`) asks for a floating point dtype.",
+    choices=("int64", "float32", "RuntimeError"),
+)
 
 # %% [markdown]
 # Fix: say what you want, `torch.tensor([1, 2, 3]).float().mean()` or
@@ -363,6 +409,21 @@ except RuntimeError as err:
 
 # %%
 print(torch.tensor([1, 2, 3]).float().mean())
+
+# %% [markdown]
+# ## Your progress
+#
+# Every check and every prediction keeps its latest verdict, on this machine only: by default
+# in the file `~/.torchcourse/progress.json` in your home folder, outside the course's files.
+# Set the environment variable `TORCHCOURSE_PROGRESS` to another path to keep it elsewhere, or
+# to `0` to keep nothing; the line under the table says where this session keeps it. `progress()` shows every module; `progress("00")` only this one (the
+# exercises count those of the `exercises/` notebook, so here every check above counts as
+# exercise 00.1, with its latest verdict, and the three predictions as you answered them):
+
+# %%
+from torchcourse import progress
+
+progress("00")
 
 # %% [markdown]
 # ## Key points
@@ -374,6 +435,8 @@ print(torch.tensor([1, 2, 3]).float().mean())
 #   The tensors of one operation share a device; only a 0-d CPU tensor (or a Python number)
 #   may join tensors on another device.
 # * `check(id, fn)` prints `✓`, a specific `✗`, or `…`; `hint(id)` gives one hint at a time.
+# * Predict before you run: `predict(id, guess)`, then `reveal` grades it on this run's measurement.
+#   `progress()` shows what you have solved and predicted, module by module.
 # * `claim(condition, sentence)` prints `checked:` when this run supports the sentence.
 
 # %% [markdown]
@@ -384,6 +447,26 @@ print(torch.tensor([1, 2, 3]).float().mean())
 # * [`torch.accelerator.current_accelerator`](https://docs.pytorch.org/docs/stable/generated/torch.accelerator.current_accelerator.html)
 #   and [`torch.accelerator.is_available`](https://pytorch.org/docs/stable/generated/torch.accelerator.is_available.html):
 #   the device-agnostic way to find the accelerator.
+
+# %% [markdown] tags=["verified"]
+# <details class="verified-facts">
+# <summary><b>Verified</b>: 10 statements of this lesson are tested facts. Open for the torch releases each one was tested on.</summary>
+# <table class="verified-facts">
+# <tr><th>statement</th></tr>
+# <tr><td>“a tensor built from Python floats gets the default dtype, float32”</td></tr>
+# <tr><td>“<code>t.shape</code> is a <code>torch.Size</code>, which is a tuple”</td></tr>
+# <tr><td>“<code>dim=0</code> sums down the columns, leaving one number per column”</td></tr>
+# <tr><td>“(<code>.cpu()</code> is a no-op when they already are)”</td></tr>
+# <tr><td>“The tensors of one operation must live on the same device: PyTorch does not copy a tensor to another device for you”</td></tr>
+# <tr><td>“a 0-dimensional CPU tensor (a single number, such as what <code>t.sum()</code> returns on the CPU) may join an elementwise operation (arithmetic, comparisons) with tensors on any device”</td></tr>
+# <tr><td>“A one-element tensor with a dimension, <code>torch.tensor([3.0])</code>, is not a 0-d tensor and is refused”</td></tr>
+# <tr><td>“<code>torch.accelerator.current_accelerator(check_available=True)</code> names it, or returns <code>None</code> when none can be used”</td></tr>
+# <tr><td>“A tensor is rectangular: every row needs the same length. PyTorch says which dimension is ragged”</td></tr>
+# <tr><td>“The error is a <code>RuntimeError</code> whose message (<code>mean(): could not infer output dtype ...</code>) asks for a floating point dtype”</td></tr>
+# </table>
+# </details>
+#
+# Every fact of the course on every release: [the verified-facts matrix](../docs/verified-facts.md). Runs that kept no per-fact outcomes (no tick claimed): torch [2.10.0](../docs/drift/drift-2.10.0.md), 2.13.0 (pinned), [2.15.0](../docs/drift/drift-2.15.0.md).
 
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/00_start_here.ipynb](../exercises/00_start_here.ipynb) ·

@@ -111,3 +111,19 @@ def test_lesson_ends_with_its_current_verified_block(py):
     assert has == [len(cells) - 2], "the Verified block sits just before the navigation footer"
     body = "\n".join(ln.removeprefix("# ").removeprefix("#") for ln in cells[-2].splitlines()[1:]).strip()
     assert body == verified.block(py.name[:2]).strip(), f"{py.name}: Verified block out of date: run the build"
+
+
+def test_adding_the_block_touches_only_its_cell(monkeypatch):
+    monkeypatch.setattr(verified, "block", lambda lesson: "<details>\n<summary>x</summary>\n</details>\n\nlink")
+    text = (
+        "# ---\n# header\n# ---\n\n# %% [markdown]\n# # Title\n\n# %%\nx = 1\n\n"
+        '# %% [markdown] tags=["course-nav"]\n# **Next:** [01](01.ipynb)\n'
+    )
+    once = verified.insert_in_source(text, "03")
+    assert (
+        once.replace(
+            '# %% [markdown] tags=["verified"]\n# <details>\n# <summary>x</summary>\n# </details>\n#\n# link\n\n', ""
+        )
+        == text
+    )
+    assert verified.insert_in_source(once, "03") == once  # replaced, not added twice

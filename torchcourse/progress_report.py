@@ -93,7 +93,7 @@ def _where_text(where: Any) -> str:
     if where is None:
         return "Progress recording is off (TORCHCOURSE_PROGRESS=0): nothing is kept."
     if where == "memory":
-        return "Kept for this session only (set TORCHCOURSE_PROGRESS to a file path to keep it across sessions)."
+        return "Kept in this Python session only, in no file (set TORCHCOURSE_PROGRESS to a file path to keep it)."
     return f"Kept on this machine only, in {where} (TORCHCOURSE_PROGRESS moves it; =0 turns it off)."
 
 

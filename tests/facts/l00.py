@@ -25,12 +25,11 @@ def _():
     assert isinstance(t.shape, torch.Size) and isinstance(t.shape, tuple) and t.shape == (2, 3)
 
 
-@fact(
-    "00", "sum-dim0-down-columns", "reductions such as `sum` can run over one dimension (`dim=0` sums down the columns)"
-)
+@fact("00", "sum-dim0-down-columns", "`dim=0` sums down the columns, leaving one number per column")
 def _():
     t = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
-    assert t.sum(dim=0).tolist() == [5.0, 7.0, 9.0]
+    assert t.sum(dim=0).tolist() == [5.0, 7.0, 9.0] and t.sum(dim=0).shape == (3,)
+    assert t.sum(dim=1).tolist() == [6.0, 15.0]  # the rival reading, "dim=0 sums each row", gives this
 
 
 @fact("00", "cpu-is-a-no-op", "(`.cpu()` is a no-op when they already are)")
