@@ -127,7 +127,33 @@ def returns_hostile(*args):
     return Hostile()
 
 
-ANSWERS = [changes_everything, replaces_torch, raises_unprintable, raises_quoting_code, returns_hostile]
+def changes_settings(*args):
+    """Global settings changed and never put back, a mode entered and never left."""
+    import warnings
+
+    import numpy as np
+
+    torch.device("meta").__enter__()
+    torch.set_grad_enabled(False)
+    torch.set_default_dtype(torch.float64)
+    torch.set_num_threads(max(1, torch.get_num_threads() + 1))
+    torch.manual_seed(0)
+    np.random.seed(0)
+    warnings.simplefilter("error")
+    os.environ["TORCHCOURSE_LEAK_TEST"] = "1"
+    torch.set_printoptions(precision=1)
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    return None
+
+
+ANSWERS = [
+    changes_everything,
+    replaces_torch,
+    raises_unprintable,
+    raises_quoting_code,
+    returns_hostile,
+    changes_settings,
+]
 
 
 @pytest.mark.parametrize("ex", EXERCISES, ids=IDS)
@@ -138,9 +164,9 @@ def test_no_traceback_and_no_source_whatever_the_answer_does(ex, capsys):
     # (TORCHCOURSE_REPEAT_ALL=1: every answer everywhere)
     answers = ANSWERS
     if ex.id in HEAVY and not ALL:
-        answers = [changes_everything, raises_unprintable, raises_quoting_code]
+        answers = [changes_everything, raises_unprintable, raises_quoting_code, changes_settings]
         if ex.id in ("17.5", "17.6"):
-            answers = answers[1:]
+            answers = [raises_unprintable, raises_quoting_code]
     for answer in answers:
         before = process_state()
         check(ex.id, answer)
