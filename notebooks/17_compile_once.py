@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 17 · Compile once: caches, export and ahead-of-time
@@ -87,7 +87,7 @@ if course_ready:
 # **Prerequisites.** Modules 09 (torch.compile: fusion and overhead), 10 (Recompilation and
 # dynamic shapes) and 11 (Graph breaks).
 #
-# **Time.** 35 min teaching, 40 min exercises.
+# **Time.** 40 min teaching, 40 min exercises.
 
 # %% [markdown]
 # ## The model, and a worker that runs in a fresh process
@@ -114,17 +114,24 @@ from pathlib import Path
 
 import torch
 
-from torchcourse import claim
+from torchcourse import claim, predict, reveal
 
 WORK = Path(tempfile.mkdtemp(prefix="torchcourse-17-"))  # deleted by the last cell
 
 WORKER = """
-import json, resource, sys, time
+import json, sys, time
+
+try:
+    import resource  # Unix only
+except ImportError:  # Windows: the process's own CPU time, without its children's (the C++ compiler)
+    resource = None
 
 mode, path = sys.argv[1], sys.argv[2]
 
 
 def cpu():
+    if resource is None:
+        return time.process_time()
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
@@ -170,6 +177,7 @@ class Scorer(torch.nn.Module):
 
 
 model, x = Scorer(), torch.linspace(-3, 3, 800).reshape(8, 100)
+torch.set_grad_enabled(False)  # served for inference: no autograd, no backward graph
 if mode == "aoti-load":
     run = torch._inductor.aoti_load_package(path)
 else:
@@ -180,15 +188,25 @@ else:
 out = run(x)
 phase("first call")
 right = torch.allclose(out, model(x))
-if mode == "aoti-load":  # the package has a dynamic batch: try another size too
-    right = right and torch.allclose(run(x[:3]), model(x[:3]))
 report = {
     "phases": phases,
     "C++ libraries built": len(libraries),
-    "right": right,
     "graphs compiled": counters["stats"]["unique_graphs"],
     "fx graph cache": {k: v for k, v in counters["inductor"].items() if k.startswith("fxgraph_cache")},
+    "AOTAutograd cache": {k: v for k, v in counters["aot_autograd"].items() if k.startswith("autograd_cache")},
 }
+if mode == "aoti-load":  # the package has a dynamic batch: try another size, and one past its bound
+    right = right and torch.allclose(run(x[:3]), model(x[:3]))
+    big = x.repeat(250, 1)  # a batch of 2000; the contract says at most 1024
+    try:
+        report["batch of 2000"] = "ran, right: " + str(torch.allclose(run(big), model(big)))
+    except Exception as error:
+        report["batch of 2000"] = type(error).__name__
+    try:
+        report["101 features"] = "ran, output shape " + str(tuple(run(torch.ones(3, 101)).shape))
+    except Exception as error:
+        report["101 features"] = type(error).__name__
+report["right"] = right
 if mode == "build":  # the build machine also ships its cache and an AOTInductor package
     data, info = torch.compiler.save_cache_artifacts()
     with open(path, "wb") as f:
@@ -243,7 +261,14 @@ print("default cache directory:", Path(default_cache_dir()).parent == Path(tempf
 # The *build machine* is a fresh process with an empty cache directory: a **cold** compile.
 # Then a second fresh process with the same directory: a **warm** compile. (The build
 # process also saves the cache artefacts and an AOTInductor package; sections 2 and 4 use
-# them.)
+# them.) The worker runs the model for inference, with autograd off
+# (`torch.set_grad_enabled(False)`), as a served model runs.
+#
+# **Predict 17.p1.** The warm process finds everything in the cache. How many graphs will
+# dynamo compile in it? Write a whole number.
+
+# %%
+predict("17.p1", None)  # replace None with your prediction
 
 # %%
 build_cache = WORK / "build-cache"  # the build machine's cache directory, empty
@@ -258,7 +283,8 @@ files_after_warm = files_in(build_cache)
 def summary(name, r):
     print(
         f"{name}: graphs compiled {r['graphs compiled']}, FX graph cache {r['fx graph cache']}, "
-        f"C++ libraries built {r['C++ libraries built']}, right: {r['right']}"
+        f"AOTAutograd cache {r['AOTAutograd cache']}, C++ libraries built {r['C++ libraries built']}, "
+        f"right: {r['right']}"
     )
 
 
@@ -269,13 +295,22 @@ print(
     sorted({f.split("/")[0] for f in files_after_cold} & {"fxgraph", "aotautograd"}),
 )
 print("files the warm process added to the cache:", len(set(files_after_warm) - set(files_after_cold)))
+reveal(
+    "17.p1",
+    warm["graphs compiled"],
+    why="the caches answer inductor's and AOTAutograd's part; dynamo still traces the model in "
+    "every new process to get the graph whose key it looks up.",
+)
 
 # %% [markdown]
-# Each process compiled one graph: dynamo traced the model both times. The cold compile
-# wrote only the FX graph cache: the AOTAutograd cache does not take every graph, and a
-# compile it does not serve simply redoes AOTAutograd's work. The cold one missed
-# the FX graph cache, built the generated kernel into a shared library with the C++ compiler
-# and wrote the entry; the warm one found the entry, built nothing and wrote nothing new. What that saved, phase by
+# Each process compiled one graph: dynamo traced the model both times. The cold one missed
+# both caches, built the generated kernel into a shared library with the C++ compiler and
+# wrote both entries; the warm one hit both, built nothing and wrote nothing new.
+#
+# That holds for inference. In grad mode, a model with trainable parameters gets a training
+# graph (a forward and a backward), and its AOTAutograd entry is written only once a backward
+# has run: compiled for training and called forward only, it leaves the FX graph entry alone in
+# the cache, and the next process redoes AOTAutograd's work. What the warm compile saved, phase by
 # phase, in wall-clock and CPU seconds (this machine's numbers; yours will differ):
 
 
@@ -294,6 +329,11 @@ claim(
     cold["C++ libraries built"] >= 1 and warm["C++ libraries built"] == 0,
     "the cold first call built the kernel's C++ library, the warm one did not",
 )
+claim(
+    {"fxgraph", "aotautograd"} <= {f.split("/")[0] for f in files_after_cold}
+    and warm["AOTAutograd cache"].get("autograd_cache_hit", 0) == 1,
+    "the cold compile wrote both caches and the warm one hit the AOTAutograd cache",
+)
 
 # %% [markdown]
 # The first call still costs seconds when warm: dynamo traces the model and AOTAutograd and
@@ -303,9 +343,13 @@ claim(
 # compiling and running small C++ programs, and keeps the results in the cache directory. A cold
 # directory pays it; the warm one reads it back.
 #
-# For continuous integration and for restarts on one machine, this is all you need: keep `TORCHINDUCTOR_CACHE_DIR`
-# on a disk that survives (a cache your continuous-integration service keeps, a volume), and every process after the first one
-# compiles warm.
+# For restarts on one machine, this is all you need: keep `TORCHINDUCTOR_CACHE_DIR` on a disk
+# that survives (a volume), and every process after the first one compiles warm. For continuous
+# integration, share a cache only between machines whose CPUs have the same vector
+# instructions: the cache's key leaves them out (section 2 shows what a shared cache does on a
+# CPU with others). Key the saved cache by them, for example with
+# `torch.backends.cpu.get_cpu_capability()` (`'AVX2'`, `'AVX512'`, ...) in the name of the cache your
+# continuous-integration service keeps.
 
 # %% [markdown]
 # ## 2. Shipping the cache: `save_cache_artifacts`
@@ -352,6 +396,104 @@ show("artefacts", shipped)
 # "fresh machine" here has them already; a new machine builds them in its first compile.) They are checked against the torch version (and, on a GPU, the GPU
 # model): artefacts from another release simply miss. The compile itself still happens:
 # dynamo traces the model as usual, and the cache only answers inductor's part.
+#
+# ### What the key leaves out: the CPU's vector instructions
+#
+# The key of an FX graph cache entry holds the graph, the torch version, inductor's settings
+# and the thread count, but not the vector instructions the generated C++ was written for
+# (AVX-512, AVX2, Arm's NEON, or none). Inductor picks them by probing the CPU, or from the
+# environment variable `ATEN_CPU_CAPABILITY` (which sets eager's kernels too). On a hit it
+# builds the cached C++ again with *this* process's compiler flags. So a cache written on one CPU
+# and read on a CPU with other vector instructions hits, and what it builds is wrong:
+# vectorised C++ built without its vector headers does not compile, and AVX-512 code (16 floats a
+# step) built for AVX2 (8 floats a vector) runs and returns wrong numbers. Two processes on one
+# cache directory show it (the build machine's, which has never compiled this function), with the function below on 100,003 points; the second sets
+# `ATEN_CPU_CAPABILITY` to another level than this CPU's best (`avx2` where the first had
+# AVX-512, `default`, no vector instructions, otherwise):
+
+# %%
+ISA_WORKER = """
+import json, traceback
+
+import torch
+from torch._dynamo.utils import counters
+from torch._inductor.cpu_vec_isa import pick_vec_isa
+
+
+def f(x, y):
+    return 4 * ((x * x + y * y) <= 1).float().mean() + (2 * x + 1).sum()
+
+
+g = torch.Generator().manual_seed(0)
+x, y = torch.rand(100_003, generator=g), torch.rand(100_003, generator=g)
+eager = f(x, y)
+report = {"ISA": str(pick_vec_isa())}
+try:
+    out = torch.compile(f)(x, y)
+    report["right"] = torch.allclose(out, eager)
+    report["outcome"] = f"compiled {out.item():.2f}, eager {eager.item():.2f}"
+    report["hit"] = counters["inductor"]["fxgraph_cache_hit"] == 1
+except Exception as error:  # the C++ built from the cached entry may not even compile
+    report["right"] = False
+    where = "".join(traceback.format_exception(error))
+    report["hit"] = "cache_hit_post_compile" in where  # it failed while loading a cache hit
+    lines = [line for line in str(error).splitlines() if "error:" in line] or [str(error).splitlines()[0]]
+    report["outcome"] = f"{type(error).__name__}: {lines[0].split('error:')[-1].strip()}"
+print(json.dumps(report))
+"""
+(WORK / "isa_worker.py").write_text(ISA_WORKER)
+
+
+def run_isa_worker(cache_dir, capability=None):
+    """The ISA worker in a fresh process on cache_dir, with ATEN_CPU_CAPABILITY=capability if given."""
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(cache_dir), TORCHINDUCTOR_COMPILE_THREADS="1")
+    env.pop("ATEN_CPU_CAPABILITY", None)
+    if capability:
+        env["ATEN_CPU_CAPABILITY"] = capability
+    done = subprocess.run([sys.executable, str(WORK / "isa_worker.py")], env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"the ISA worker failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+shared_cache = build_cache  # one directory, two "machines"; the CPU probe is already in it
+first = run_isa_worker(shared_cache)
+other = "avx2" if "avx512" in first["ISA"] else "default"
+print("first process, this CPU's best vector instructions: cache hit", first["hit"], "| right:", first["right"])
+
+# %% [markdown]
+# **Predict 17.p2.** The second process uses other vector instructions on the same cache
+# directory. Will it return the right result? Write `True` or `False`.
+
+# %%
+predict("17.p2", None)  # replace None with your prediction
+
+# %%
+second = run_isa_worker(shared_cache, other)
+print("second process, other vector instructions: cache hit", second["hit"], "| right:", second["right"])
+claim(
+    first["right"] and second["hit"] and not second["right"],
+    "the second process hit the first one's entry and did not return the right result",
+)
+reveal(
+    "17.p2",
+    second["right"],
+    why="the entry's key does not name the vector instructions, so the second process hits the first "
+    "one's entry and builds its C++ with flags that do not match it.",
+)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+for name, r in (("first", first), ("second", second)):
+    print(f"{name:6s} inductor ISA {r['ISA']:16s} {r['outcome']}")
+
+# %% [markdown]
+# Here the second process failed or answered wrongly (which one depends on this CPU: the lines
+# above say), while a cold compile with the same `ATEN_CPU_CAPABILITY` in an empty directory is
+# right: the fault is the shared entry, not the code for the other instructions. Until the key
+# includes them, never let two CPU families share a cache directory or a set of artefacts: key the
+# directory by `torch.backends.cpu.get_cpu_capability()`, or set `ATEN_CPU_CAPABILITY` to the
+# same level on every machine that shares it.
 
 # %% [markdown]
 # ## 3. `torch.export`: a graph with a contract
@@ -534,7 +676,64 @@ for name in ("save artefacts", "export + AOTInductor compile"):
     print(f"{name}: {cold['phases'][name]['wall']:.2f} s wall / {cold['phases'][name]['cpu']:.2f} s CPU")
 
 # %% [markdown]
-# ## 5. The four side by side
+# ### The package does not check its contract
+#
+# `program.module()` refused a batch of 2000 in section 3: the bound is part of the contract.
+#
+# **Predict 17.p3.** The deployed process also called the package, exported with the same
+# `Dim("batch", min=1, max=1024)`, on a batch of 2000, and on a batch with 101 features. Did the
+# batch of 2000 raise? Write `True` or `False`.
+
+# %%
+predict("17.p3", None)  # replace None with your prediction
+
+# %%
+print("batch of 2000:", deployed["batch of 2000"])
+print("3 rows of 101 features:", deployed["101 features"])
+reveal(
+    "17.p3",
+    not deployed["batch of 2000"].startswith("ran"),
+    why="the compiled package checks its inputs only when AOTI_RUNTIME_CHECK_INPUTS=1 is set in the "
+    "process that runs it; by default it trusts the caller.",
+)
+
+# %% [markdown]
+# Both ran without a word. The batch of 2000 happens to be right (the kernels take the batch as a
+# parameter), but the 101 features were read as if they were 100, and the output has the wrong
+# shape. The package's input checks are compiled in but run only when the environment variable
+# `AOTI_RUNTIME_CHECK_INPUTS=1` is set in the process that runs the package (it is read at the
+# first call). Set it while you test a deployment, and check shapes at your service's door:
+
+# %% tags=["version-specific"]
+CHECKED = """
+import sys, torch
+
+run = torch._inductor.aoti_load_package(sys.argv[1])
+x = torch.ones(2000, 100)
+for n in (2000, 1):
+    try:
+        run(x[:n])
+        print(f"batch of {n}: ran")
+    except RuntimeError as error:
+        print(f"batch of {n}: RuntimeError:", str(error).strip().splitlines()[0])
+"""
+env = dict(os.environ, AOTI_RUNTIME_CHECK_INPUTS="1", TORCHINDUCTOR_CACHE_DIR=str(fresh_cache))
+done = subprocess.run([sys.executable, "-c", CHECKED, str(package)], env=env, capture_output=True, text=True)
+checked_lines = [line for line in done.stdout.splitlines() if line.startswith("batch of")]
+print("\n".join(checked_lines) if checked_lines else done.stderr[-2000:])
+claim(
+    len(checked_lines) == 2 and not any(line.endswith(": ran") for line in checked_lines),
+    "with AOTI_RUNTIME_CHECK_INPUTS=1 the package refused the batch of 2000, and the batch of 1 too",
+)
+
+# %% [markdown]
+# With the checks on, the batch of 2000 is refused, and so is a batch of 1, which the contract
+# (`min=1`) allows: the package checks the range its kernels were compiled for, which starts at 2,
+# since sizes 0 and 1 are special to the compiler (module 10). Building with
+# `torch._inductor.config.aot_inductor.check_lowerbound = False` drops that lower check.
+
+# %% [markdown]
+# ## 5. The four side by side (optional)
 #
 # Every first call of this notebook, stacked by phase (wall-clock seconds on this machine,
 # while it ran; CPU seconds were printed above):
@@ -576,10 +775,10 @@ for name, report in runs_by_name.items():
 #
 # | tool | what it saves | what it needs | use it for |
 # |---|---|---|---|
-# | warm inductor cache (`TORCHINDUCTOR_CACHE_DIR`) | code generation and C++ compile, from the second process on | a directory that survives between processes | continuous-integration jobs, restarts on one machine |
-# | cache artefacts (`save_cache_artifacts`) | lowering and code generation, on a machine that never compiled (the C++ build too, where the library travels: see section 2) | the same torch (and GPU model); still traces | shipping a warm cache with a container or a job |
+# | warm inductor cache (`TORCHINDUCTOR_CACHE_DIR`) | code generation and C++ compile, from the second process on | a directory that survives between processes, shared only by CPUs with the same vector instructions | restarts on one machine, continuous-integration jobs on one kind of CPU |
+# | cache artefacts (`save_cache_artifacts`) | lowering and code generation, on a machine that never compiled (the C++ build too, where the library travels: see section 2) | the same torch (and GPU model), checked; the same CPU vector instructions, not checked; still traces | shipping a warm cache with a container or a job to the same kind of CPU |
 # | `torch.export` | nothing by itself: it makes a graph with a contract (inputs, ranges) | a model with no data-dependent Python | a graph you hand to a compiler or to another runtime |
-# | AOTInductor (`aoti_compile_and_package`) | all of the compile, and dynamo at run time | an exported program; a slower build | deployment: the served process loads a library |
+# | AOTInductor (`aoti_compile_and_package`) | all of the compile, and dynamo at run time | an exported program; a slower build; `AOTI_RUNTIME_CHECK_INPUTS=1` to check inputs | deployment: the served process loads a library |
 #
 # The measurements above say the same thing: with the warm cache or the artefacts the first
 # call still traces the model; only the package skips the compile entirely, at the price of
@@ -602,7 +801,9 @@ print("saved before the first call:", torch.compiler.save_cache_artifacts())
 # dimensions that vary with `Dim`, with the bounds you really serve.
 #
 # **Stale artefacts and packages.** A package or an artefact is tied to the torch version that
-# made it (and a package to the CPU instruction set, or the GPU). Rebuild them with each
+# made it (and a package to the CPU instruction set, or the GPU). A cache directory and the
+# artefacts are tied to the CPU's vector instructions too, but nothing checks that: a cache from
+# another CPU family hits and builds wrong code (section 2). Rebuild them with each
 # upgrade, and in your own experiments write them to a fresh directory, as this notebook
 # does, so that an old file can never answer for a new build.
 #
@@ -615,11 +816,17 @@ print("saved before the first call:", torch.compiler.save_cache_artifacts())
 #   `load_cache_artifacts(data)` on another machine makes its first compile a cache hit
 #   (count the C++ libraries it still builds before you count on the saving).
 #   Call it after the first call: `torch.compile` is lazy.
+# * The caches' key leaves out the CPU's vector instructions: a cache or artefacts from a CPU
+#   with others hit and give a compile error or wrong results. Share them only within one CPU
+#   family (key them by `torch.backends.cpu.get_cpu_capability()`).
+# * In grad mode, a model with trainable parameters writes its AOTAutograd entry only after a
+#   backward; for inference, compile and call under `torch.no_grad()`.
 # * `torch.export.export` traces the whole model into an `ExportedProgram`: parameters
 #   become inputs (`graph_signature`), sizes become a contract (`Dim` for dynamic ones,
 #   `range_constraints` for their ranges); a data-dependent `if` is refused (use `torch.cond`).
 # * AOTInductor compiles an exported program into a `.pt2` package; a fresh process loads it
-#   and runs with no dynamo and no compile, after a longer build.
+#   and runs with no dynamo and no compile, after a longer build. It checks its inputs against
+#   the export contract only with `AOTI_RUNTIME_CHECK_INPUTS=1`.
 # * Every fresh cache directory pays inductor's CPU probe once, whatever the tool.
 #
 # ## Further reading
