@@ -451,14 +451,19 @@ print(f"pinning every call costs {serial / overlapped:.1f}x the plain copy here 
 # block as fresh pages straight from the operating system (`mmap`) and gives them back when
 # the block is freed; a smaller block comes from memory the process already has, and a freed
 # one is reused. The threshold between the two starts at 128 KiB and rises to the size of
-# the largest such block freed so far, up to 32 MiB on 64-bit systems. So a clone of a few
-# MiB reuses the memory that the previous clone freed and costs about a copy, while above
-# 32 MiB every clone faults in fresh pages, which the kernel also zeroes first. macOS and
-# Windows have their own allocators and thresholds. The sweep times `clone()` and `copy_()`
-# taking turns, on one thread, at sizes on both sides of 32 MiB:
+# the largest such block freed so far, up to 32 MiB on 64-bit systems. Above 32 MiB, then, every
+# clone faults in fresh pages, which the kernel also zeroes first. Below it, a clone *can* reuse
+# the memory the previous clone freed and cost about a copy, but whether it does depends on what the
+# process allocated and freed before: after the 64 MiB clones above, smaller clones may fault in every
+# page too. So do not guess: the sweep counts the page faults of one clone
+# (`timing.page_faults`) next to the times. macOS and Windows have their own allocators and
+# thresholds. The sweep times `clone()` and `copy_()` taking turns, on one thread, at sizes on both
+# sides of 32 MiB:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+from torchcourse.timing import page_faults
+
 clone_over_copy = {}
 for mib in (4, 16, 48, 64):
     src = torch.ones(mib * 2**18)  # mib MiB of float32
@@ -466,8 +471,10 @@ for mib in (4, 16, 48, 64):
     dst_mib.copy_(src)
     t_copy, t_clone = interleaved([lambda: dst_mib.copy_(src), src.clone], rounds=5, threads=1)
     clone_over_copy[mib] = t_clone / t_copy
+    faults = page_faults(src.clone)
     print(
-        f"{mib:>3} MiB: copy_ {format_seconds(t_copy):>9}, clone {format_seconds(t_clone):>9}: clone / copy = {t_clone / t_copy:.1f}x"
+        f"{mib:>3} MiB: copy_ {format_seconds(t_copy):>9}, clone {format_seconds(t_clone):>9}: "
+        f"clone / copy = {t_clone / t_copy:.1f}x, page faults of one clone: {faults} of {mib * 256} pages"
     )
 
 # %%

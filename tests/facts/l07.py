@@ -379,3 +379,31 @@ def _():
         swap = int(next(line for line in meminfo if line.startswith("SwapTotal")).split()[1]) * 1024
         with pytest.raises(RuntimeError, match="can't allocate memory"):
             torch.empty(int(1.5 * (total + swap)), dtype=torch.uint8)
+
+
+@fact(
+    "07",
+    "clone-pays-page-faults",
+    "above the allocator's threshold (32 MiB with glibc) that is fresh memory, and the clone pays the operating "
+    "system's page faults on it",
+    rival="a clone is slower only because allocating is bookkeeping on every call: the 64 MiB clone faults once per "
+    "4 KiB page it writes (or per 2 MiB huge page), every call, and a copy_ into a buffer that exists faults none; "
+    "bookkeeping would not grow with the pages",
+)
+def _():
+    import platform
+
+    from torchcourse.timing import page_faults
+
+    if platform.libc_ver()[0] != "glibc" or page_faults(lambda: None) is None:
+        pytest.skip("glibc's allocator and getrusage's fault counts")
+    big = torch.ones(16 * 2**20)  # 64 MiB of float32
+    dst = torch.empty_like(big)
+    dst.copy_(big)
+    for _ in range(3):
+        big.clone()
+    big_faults = [page_faults(big.clone) for _ in range(3)]
+    copy_faults = [page_faults(lambda: dst.copy_(big)) for _ in range(3)]
+    assert min(big_faults) >= 64 * 2**20 // (2 * 2**20), big_faults  # every page, even as 2 MiB huge pages
+    assert max(big_faults) <= 64 * 2**20 // 4096 + 64, big_faults  # about one fault per page, no more
+    assert copy_faults == [0, 0, 0], copy_faults
