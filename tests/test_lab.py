@@ -1,7 +1,9 @@
-"""`make lab LAB_ARGS=--no-browser` serves JupyterLab on localhost until stopped."""
+"""`make lab LAB_ARGS=--no-browser` serves JupyterLab on localhost until stopped, on the learner's
+copy of the course in work/ (git-ignored), never on the tracked notebooks."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -42,6 +44,13 @@ def test_make_lab_serves_jupyterlab_headless(tmp_path):
                 time.sleep(0.5)
         assert proc.poll() is None, "make lab exited early:\n" + proc.stdout.read().decode(errors="replace")[-3000:]
         assert status == 200 and "JupyterLab" in body
+        # the server's root is work/: the learner's copy, made by scripts/workcopy.py
+        assert (ROOT / "work" / "notebooks" / "00_start_here.ipynb").exists()
+        assert (ROOT / "work" / "exercises" / "00_start_here.ipynb").exists()
+        api = f"http://127.0.0.1:{port}/api/contents/exercises?token={token}"
+        with urllib.request.urlopen(api, timeout=10) as response:
+            names = {item["name"] for item in json.loads(response.read())["content"]}
+        assert "00_start_here.ipynb" in names and not any(n.endswith(".py") for n in names)
         time.sleep(1)
         assert proc.poll() is None, "the server must keep running until stopped"
     finally:
