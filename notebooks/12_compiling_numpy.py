@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-26.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 12 · Compiling NumPy code
@@ -104,7 +104,7 @@ import numpy as np
 import torch
 from torch._dynamo.utils import counters
 
-from torchcourse import claim, gpu_skip_message, pick_device
+from torchcourse import claim, gpu_skip_message, pick_device, predict, reveal
 from torchcourse.bench.workloads import kmeans as km
 from torchcourse.compiletools import captured_logs, compile_counter, compile_stats, reset
 from torchcourse.timing import format_seconds, interleaved, measure, memory_limits, time_once
@@ -309,6 +309,41 @@ print("eager:   ", repr(total(x3)))
 print("compiled:", repr(torch.compile(total, backend="eager")(x3)))
 
 # %% [markdown]
+# **Arrays go in shared, not copied.** The compiled function works on your arrays' memory, as
+# the NumPy function does: an in-place operation on an argument changes the caller's array,
+# and a slice it returns is a view of the input.
+#
+# **Predict 12.p1.** `bump` below does `x += 1`, then returns `x * 2`. After the *compiled*
+# `bump(a)`, is `a` still all zeros? Write True or False.
+
+# %%
+predict("12.p1", None)  # replace None with your prediction
+
+
+# %%
+def bump(x):
+    x += 1
+    return x * 2
+
+
+a = np.zeros(3)
+torch.compile(bump, backend="eager")(a)  # the default backend (inductor) does the same
+still_zeros = bool((a == 0).all())
+print("after the compiled bump(a), a =", a)
+head = torch.compile(lambda x: x[:2], backend="eager")(a)
+print("the returned slice shares memory with a:", np.shares_memory(head, a))
+reveal(
+    "12.p1",
+    still_zeros,
+    why="the compiled code reads and writes the caller's array itself, as NumPy does; "
+    "copy first (`x = x.copy()`) when the input must stay as it was.",
+)
+claim(
+    not still_zeros and np.shares_memory(head, a),
+    "the compiled in-place add changed the caller's array, and the returned slice is a view of it",
+)
+
+# %% [markdown]
 # **Promotion follows NEP 50.** A Python number is *weak*: it takes the dtype of the array
 # it meets (a value that does not fit that dtype at all, such as 1000 for int8, is an error).
 # A NumPy scalar is *strong*: it is a typed value and promotes like an array. NumPy 2 follows
@@ -342,6 +377,13 @@ claim(
 # root of int8 values gives NumPy's smallest fitting float, float16, and float64 compiled. The
 # values agree; the bytes per element, and the precision, do not. Check dtypes when your code
 # turns integers into floats.
+#
+#
+# **Predict 12.p2.** Compiled, what dtype does `np.arange(3) / 2` return? Write `"float32"` or
+# `"float64"`.
+
+# %%
+predict("12.p2", None)  # replace None with your prediction
 
 
 # %%
@@ -360,10 +402,57 @@ differs = {
 }
 for name, (eager, compiled) in differs.items():
     print(f"{name:20} eager {eager}, compiled {compiled}")
+reveal(
+    "12.p2",
+    str(differs["np.arange(3) / 2"][1]),
+    choices=("float32", "float64"),
+    why="true division of integers makes a new float dtype, and compiled NumPy takes PyTorch's default "
+    "float for it, float32, not NumPy's float64.",
+)
 claim(
     differs["np.arange(3) / 2"] == (np.float64, np.float32)
     and differs["np.sqrt(int8 array)"] == (np.float16, np.float64),
     "integer division and the square root of int8 give other float dtypes compiled than in NumPy",
+)
+
+# %% [markdown]
+# The same holds for **running sums of small integers**, and there the numbers change too.
+# NumPy's `np.cumsum` of an int8 array accumulates in int64, and so does torch's own
+# `torch.cumsum`. Compiled NumPy keeps the input's dtype (`torch._numpy` passes `dtype=a.dtype`
+# when you give none), so the running total wraps past 127 without a word. `np.sum` of int8
+# widens to int64 compiled as in NumPy (of uint8 to int64, where NumPy gives uint64);
+# `np.cumsum` and `np.cumprod` do not widen at all. Give the accumulator yourself:
+# `np.cumsum(a, dtype=np.int64)`.
+#
+# **Predict 12.p3.** Compiled, what dtype does `np.cumsum` of an int8 array return? Write
+# `"int8"`, `"int16"`, `"int32"` or `"int64"`.
+
+# %%
+predict("12.p3", None)  # replace None with your prediction
+
+
+# %%
+def running_total(a):
+    return np.cumsum(a)
+
+
+genes = np.ones(300, np.int8)
+eager_total = running_total(genes)
+compiled_total = torch.compile(running_total, backend="eager")(genes)
+widened = torch.compile(lambda a: np.cumsum(a, dtype=np.int64), backend="eager")(genes)
+print(f"NumPy:                    {eager_total.dtype}, last value {eager_total[-1]}")
+print(f"compiled:                 {compiled_total.dtype}, last value {compiled_total[-1]}")
+print(f"compiled, dtype=np.int64: {widened.dtype}, last value {widened[-1]}")
+reveal(
+    "12.p3",
+    str(compiled_total.dtype),
+    choices=("int8", "int16", "int32", "int64"),
+    why="torch._numpy's cumsum keeps the input's dtype when none is given, unlike NumPy and torch.cumsum "
+    "(both int64), so 300 ones end at 300 - 256 = 44.",
+)
+claim(
+    eager_total[-1] == 300 and compiled_total.dtype == np.int8 and compiled_total[-1] == 44 and widened[-1] == 300,
+    "compiled, np.cumsum of int8 stayed int8 and wrapped; with dtype=np.int64 it matched NumPy",
 )
 
 # %% [markdown]
@@ -648,6 +737,14 @@ def kmeans_iteration(X, means):
     return (onehot @ X) / onehot.sum(axis=1, keepdims=True)
 
 
+# %% [markdown]
+# **Predict 12.p4.** The cell calls the compiled `kmeans_fit` with 2, 4, 8 and then 4 iterations
+# again. How many graphs does Dynamo compile in all? Write a whole number.
+
+# %%
+predict("12.p4", None)  # replace None with your prediction
+
+# %%
 Xs, start = X[::1000], np.array([[4.0, 6.0], [9.0, 8.0]])  # 2,000 points, poor first means
 counter = compile_counter()
 fit = torch.compile(kmeans_fit, backend=counter)
@@ -658,6 +755,12 @@ for iters in (2, 4, 8, 4):
         f"whole loop, {iters} iterations: graphs compiled so far {counter.frame_count}, "
         f"operations added {counter.op_count - ops_before}"
     )
+reveal(
+    "12.p4",
+    counter.frame_count,
+    why="the loop is unrolled, so the iteration count is part of the graph: 2, 4 and 8 each compile one; "
+    "the second 4 finds its graph already compiled.",
+)
 claim(counter.frame_count == 3, "each new iteration count compiled a new graph; a count seen before did not")
 
 # %% [markdown]
@@ -921,7 +1024,7 @@ plt.show()
 #   this notebook's 2 million points (16 MB) may stay in your CPU's cache from one call to the
 #   next. Only a sweep over sizes tells which, on your machine.
 #
-# ### Where the bytes come from: a sweep over sizes
+# ### Where the bytes come from: a sweep over sizes (optional)
 #
 # A kernel limited by memory runs faster while its data fits in the CPU's caches, which deliver
 # bytes faster than main memory, and falls to the main-memory limit once the data is several
@@ -1007,7 +1110,7 @@ plt.show()
 # dash-dot line marks this notebook's 2 million points: left of your last-level cache, the table's share
 # of the copy limit above counts cache, not main memory.
 #
-# ### A fresh output, or one you pass in
+# ### A fresh output, or one you pass in (optional)
 #
 # What a fresh output costs depends on its size (module 09 measures it). On Linux, glibc's
 # `malloc` serves a block above its *mmap threshold* (128 KiB at first, rising up to 32 MiB)
@@ -1074,7 +1177,7 @@ Markdown(
 )
 
 # %% [markdown]
-# ### At the published size: the course's benchmark
+# ### At the published size: the course's benchmark (optional)
 #
 # `make bench` (`python -m torchcourse.bench`) times the same functions from
 # `torchcourse.bench.workloads.kmeans` at the published 20 million points, beside the machine's
@@ -1131,7 +1234,7 @@ km.assign_best(Xt[:10], means_t)
 # on the inductor cache (the cells above printed both); warm up, then measure.
 
 # %% [markdown]
-# ## What else would you pick? Numba and JAX
+# ## What else would you pick? Numba and JAX (optional)
 #
 # Two other tools compile NumPy users' code. **Numba** compiles a Python function of loops
 # over scalars (`@numba.njit(parallel=True)`, with `numba.prange` for the loop to split over
@@ -1216,10 +1319,9 @@ claim(
 # * **XLA fuses array code**, as inductor does: under `jax.jit`, `assign_numpy` through
 #   `jax.numpy` computes the distances in one fused loop, without NumPy's `(k, n, d)` array
 #   of differences, but at the benchmark's size it still writes the `(k, n)` distances and
-#   reads them back for the `argmin`. How fast its loop for the rewrite runs is a property of the code XLA emits for
-#   your CPU, measured here beside the others, not predicted: an earlier run, on another CPU
-#   and under other conditions, put a different tool first (module 13 sets the two side by
-#   side).
+#   reads them back for the `argmin`. One default differs from NumPy's: JAX computes in float32
+#   unless `jax_enable_x64` is set (the benchmark sets it; its K-Means rows are float32 for
+#   every tool anyway).
 # * **`torch.compile` keeps your NumPy code**, runs it on a GPU by a device switch (tensors
 #   in, tensors out, above), and is the only one of the three that took `assign_numpy`
 #   unchanged. Module 13 sets the three tools side by side on its fitness functions, with
@@ -1228,22 +1330,28 @@ claim(
 # %% [markdown]
 # ### Where a peer's loop is faster
 #
-# In the recorded run a peer's loop for the rewrite finished the step before `assign_best`
-# (the next cell names it; the earlier run in module 13, on another CPU and under other
-# conditions, had the course's first). Both run the same algorithm on the same bytes, so the
-# difference lies in the loop each compiler wrote. The benchmark has a *probe* to tell where:
-# inductor compiles the same loads and stores with none of the scores (`out.copy_(x0 + x1)`:
-# the two float32 columns in, one int8 a point out), timed in the same rounds.
+# A row is called faster here only where its minimum and its median both say so and the margin
+# exceeds the spread of both rows (median over minimum, over the run's 9 rounds); otherwise the
+# two are a tie. Both loops run the same algorithm on the same bytes, so a difference lies in the
+# loop each compiler wrote. The benchmark has a *probe* to look closer: inductor compiles the
+# same loads and stores with none of the scores (`out.copy_(x0 + x1)`: the two float32 columns
+# in, one int8 a point out), timed in the same rounds.
 
 # %%
+from torchcourse.bench.sidebyside_report import verdict
+
+v = verdict(peer_run["rows"], "k-means")
 probe = next(r for r in km_rows.values() if r["how"] == "probe")
-ours = km_rows["course's best (assign_best, columns)"]
-peer = min((r for r in km_rows.values() if r["tool"] in ("Numba", "JAX")), key=lambda r: r["min_s"])
+ours, peer = v["course"], v["peer"]
 for r in (probe, peer, ours):
-    print(f"{r['variant']:48s} {format_seconds(r['min_s']):>9s} {r['pct_of_limit']:5.0f}% of {r['limit']}")
+    print(
+        f"{r['variant']:48s} min {format_seconds(r['min_s']):>9s}, median {format_seconds(r['median_s']):>9s}"
+        f" {r['pct_of_limit']:5.0f}% of {r['limit']}"
+    )
+print(f"verdict: {v['verdict']} (margin {v['margin']:.0%}, larger spread {v['spread']:.0%})")
 claim(
-    peer["how"] == "course's rewrite" and peer["min_s"] < ours["min_s"],
-    "in the recorded run, a peer's loop for the course's rewrite finished the K-Means step first",
+    peer["how"] == "course's rewrite" and v["verdict"] == f"{peer['tool']} ahead",
+    "in the recorded run, a peer's loop for the course's rewrite was ahead of the course's, beyond the spread",
 )
 claim(
     probe["min_s"] <= 1.1 * peer["min_s"],
@@ -1252,12 +1360,86 @@ claim(
 claim(ours["min_s"] > 1.2 * probe["min_s"], "the course's rewrite took over 20% longer than its bytes alone")
 
 # %% [markdown]
-# So inductor's loop reads and writes these bytes as fast as the peer's does. What costs the
-# time is the arithmetic of the scores: the peer's loop for the rewrite runs in about the time
-# of its bytes alone, while `assign_best` takes its bytes' time and more, on this CPU. A probe like
-# this one is a general tool: strip a kernel down to its loads and stores, compile it the
-# same way, and the difference is what the arithmetic costs where it is not hidden behind the
-# memory traffic.
+# So inductor's loop can move these bytes at the pace of the peer's whole step, and the peer
+# computes the scores in about the time of the bytes alone. The arithmetic, then, need not cost
+# time: what costs it is the code inductor generated for it, which the probe cannot show. The
+# machine code can. The next cell compiles the probe too, finds the two kernels inductor built
+# in this notebook's cache folder, disassembles them (`objdump`, from the binutils the C++
+# compiler needs) and counts the instructions of each innermost loop.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+import collections
+import pathlib
+import shutil
+
+from torchcourse.bench import probes
+
+
+def inner_loop(so):
+    """The innermost loop of the kernel in a compiled .so: of the loops (a jump back) in `kernel`
+    and its OpenMP parts that hold no other loop, the one with the most vector instructions."""
+    text = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(so)], capture_output=True, text=True).stdout
+    best = []
+    for block in text.split("\n\n"):
+        if not re.match(r"[0-9a-f]+ <kernel[>.]", block):
+            continue
+        lines = (re.match(r"\s+([0-9a-f]+):\s+(\S+)\s*(.*)", line) for line in block.splitlines()[1:])
+        insns = [(int(m[1], 16), m[2], m[3]) for m in lines if m]
+        back = {i: int(t[1], 16) for i, (a, op, x) in enumerate(insns) if (t := re.match(r"([0-9a-f]+) <", x))}
+        back = {i: t for i, t in back.items() if insns[i][1].startswith("j") and t < insns[i][0]}
+        starts = {a: k for k, (a, _, _) in enumerate(insns)}
+        for i, target in back.items():
+            if target in starts and not any(starts[target] <= j < i for j in back):
+                loop = insns[starts[target] : i + 1]
+                if sum("mm" in x for *_, x in loop) > sum("mm" in x for *_, x in best):
+                    best = loop
+    return [op for _, op, _ in best]
+
+
+def kernel_so(logs):
+    """The .so inductor built (in this notebook's cache folder) from the C++ kernel in `logs`."""
+    strip = lambda text: "\n".join(line.strip() for line in text.splitlines())  # noqa: E731
+    source = strip(logs.text[logs.text.index('extern "C"') :].split("\n}\n")[0])
+    cache = pathlib.Path(os.environ["TORCHINDUCTOR_CACHE_DIR"])
+    return next(cpp.with_suffix(".so") for cpp in cache.rglob("*.main.cpp") if source in strip(cpp.read_text()))
+
+
+with captured_logs(output_code=True) as probe_logs:
+    torch.compile(probes.km_probe)(columns, out)
+if shutil.which("objdump") is None:
+    print("objdump not found (it comes with GNU binutils): nothing to count here")
+else:
+    loops = {"assign_best": inner_loop(kernel_so(columns_logs)), "probe": inner_loop(kernel_so(probe_logs))}
+    for name, loop in loops.items():
+        kinds = collections.Counter(loop)
+        fma = sum(n for op, n in kinds.items() if "fmadd" in op)
+        print(
+            f"{name:12s} {len(loop):3d} instructions a loop iteration ({isa.nelements() if isa else 1} points): "
+            f"{kinds['vbroadcastss']} broadcast loads, {kinds['vmulps']} multiplies, {fma} FMAs, "
+            f"{kinds['vaddps']} adds"
+        )
+
+# %% [markdown]
+# Read the loop of `assign_best` against the probe's. Where, as on the machine that made these
+# outputs, it holds broadcast loads, separate multiplies and adds and no FMA, three things make
+# the difference beside the scores themselves:
+#
+# * **the means are loaded again on every iteration.** Each broadcast reads from memory one of
+#   the numbers the scores take from the means (their coordinates and an offset per mean).
+#   They never change inside the loop, but the loop also stores through an
+#   `int8_t*`, and in C++ a pointer to bytes may point anywhere, the means included, so the
+#   compiler must assume a store can change them. Declare the output `__restrict__` (it aliases
+#   nothing) and the same C++ compiles with the broadcasts moved out of the loop;
+# * **no FMA**: inductor compiles with `-ffp-contract=off`, so `x * w + b` stays a multiply and
+#   an add, rounded twice as eager torch rounds it, on a CPU that has FMA (the same command line
+#   passes `-mfma`);
+# * **each column is read twice**, once by each mean's multiply, and the comparison becomes a
+#   1.0 or a 0.0 before the conversion to int8 that the probe shares.
+#
+# This is code generation, not memory and not the arithmetic a score needs: the peers run the
+# same scores in about the probe's time. Whether these extra instructions cost time on your CPU
+# depends on how many it can issue while it waits for memory; the table above is one CPU's answer.
 
 # %% [markdown]
 # ## Key points
@@ -1268,8 +1450,10 @@ claim(ours["min_s"] > 1.2 * probe["min_s"], "the course's rewrite took over 20% 
 #   compile skips the C++ compiler and costs much less.
 # * Under compile, NumPy scalars act as 0-d arrays and promotion follows NEP 50 (Python numbers
 #   weak, NumPy scalars strong). New float dtypes follow PyTorch: integer division gives
-#   float32, `np.sqrt` of int8 gives float64. `numpy_default_float` is read once per process:
-#   set it first.
+#   float32, `np.sqrt` of int8 gives float64, `np.cumsum` of int8 stays int8 and wraps (give
+#   `dtype=`). `numpy_default_float` is read once per process: set it first.
+# * Arrays go in shared, not copied: an in-place operation inside the compiled function changes
+#   the caller's array, and a returned slice is a view of it, as in NumPy.
 # * Compiled, `np.random` draws from torch's generator: the same seed gives other numbers than
 #   NumPy, and `torch.manual_seed` (not `np.random.seed`) before the call makes them repeat.
 #   `use_numpy_random_stream = True` gives NumPy's numbers at the price of a graph break per call.
@@ -1284,10 +1468,12 @@ claim(ours["min_s"] > 1.2 * probe["min_s"], "the course's rewrite took over 20% 
 #   temporaries move a kernel toward the line. A layout the loop reads contiguously saves work
 #   per point; whether that work costs time is your CPU's answer, and a sweep over sizes that
 #   crosses your cache size tells memory from cache.
-# * A probe, the kernel's loads and stores without its arithmetic compiled the same way, tells
-#   the time of the memory traffic from the time of the arithmetic; beside Numba and JAX it
-#   showed inductor moving the K-Means bytes as fast as the fastest peer, and losing the time
-#   in arithmetic its loop did not hide (on the recorded CPU).
+# * A probe, the kernel's loads and stores without its arithmetic compiled the same way, times
+#   the memory traffic alone. Beside Numba and JAX it showed inductor moving the K-Means bytes
+#   as fast as the fastest peer, whose whole step took about the probe's time: the gap is in the
+#   code generated for the scores (counted in the disassembly: the means reloaded every
+#   iteration because the int8 output may alias them, no FMA under `-ffp-contract=off`), not in
+#   memory. Call a tool faster only where minimum and median agree beyond the spread.
 # * A reused output buffer saves an allocation per call: usually next to nothing below the C
 #   library's threshold for fresh memory (glibc: up to 32 MiB), a page fault per 4 KiB page
 #   on every call above it.

@@ -405,3 +405,122 @@ def _():
     made = [line for line in entry.splitlines() if "fusion(" in line]
     assert any(f"f32[2,{n}]" in line.split("fusion(")[0] for line in made)  # the (k, n) distances
     assert not any(f"f32[2,{n},2]" in line.split("fusion(")[0] for line in made)  # no (k, n, d) array
+
+
+@fact(
+    "12",
+    "compiled-numpy-mutates-inputs-in-place",
+    "an in-place operation on an argument changes the caller's array, and a slice it returns is a view of the input",
+)
+def _():
+    def bump(x):
+        x += 1
+        return x * 2
+
+    for backend in ("eager", "inductor"):
+        torch._dynamo.reset()
+        a = np.zeros(3)
+        torch.compile(bump, backend=backend)(a)
+        assert a.tolist() == [1.0, 1.0, 1.0]
+        torch._dynamo.reset()
+        head = torch.compile(lambda x: x[:2], backend=backend)(a)
+        assert np.shares_memory(head, a)
+
+
+@fact(
+    "12",
+    "compiled-cumsum-keeps-int8",
+    "Compiled NumPy keeps the input's dtype (`torch._numpy` passes `dtype=a.dtype` when you give none), so the "
+    "running total wraps past 127 without a word.",
+    rival="it is PyTorch's own promotion rule (then torch.cumsum of int8 would stay int8 too; it gives int64)",
+    upstream="pytorch/pytorch#198056 (np.cumsum(int8) overflows in int8 under torch.compile); once torch._numpy "
+    "widens like NumPy, lesson 12's cumsum cell, its prediction 12.p3 and this sentence change",
+)
+def _():
+    genes = np.ones(300, np.int8)
+    out = _eager(lambda a: np.cumsum(a))(genes)
+    assert out.dtype == np.int8 and out[-1] == 44  # 300 wraps to 44
+    assert np.cumsum(genes).dtype == np.int64  # NumPy widens
+    assert torch.cumsum(torch.from_numpy(genes), 0).dtype == torch.int64  # so does torch itself
+    assert _eager(lambda a: np.sum(a))(genes).dtype == np.int64  # np.sum widens compiled too
+    assert _eager(lambda a: np.sum(a))(np.ones(3, np.uint8)).dtype == np.int64  # NumPy: uint64
+    assert np.sum(np.ones(3, np.uint8)).dtype == np.uint64
+    assert _eager(lambda a: np.cumprod(a))(np.full(3, 100, np.int8)).dtype == np.int8
+
+
+def _inner_loop(obj: str) -> list[str]:
+    """The mnemonics of the first loop (a backward jump) in the function `kernel` of an object file."""
+    import subprocess
+
+    text = subprocess.run(["objdump", "-d", "--no-show-raw-insn", obj], capture_output=True, text=True).stdout
+    body = text[text.index("<kernel>:") :].split("\n\n")[0].splitlines()[1:]
+    insns = [(int(a, 16), op.split()) for a, op in (ln.split(":", 1) for ln in body if re.match(r"\s+[0-9a-f]+:", ln))]
+    for i, (addr, op) in enumerate(insns):
+        if len(op) > 1 and op[0].startswith("j") and re.fullmatch(r"[0-9a-f]+", op[1]) and int(op[1], 16) < addr:
+            start = next(j for j, (a, _) in enumerate(insns) if a == int(op[1], 16))
+            return [o[0] for _, o in insns[start : i + 1]]
+    return []
+
+
+@fact(
+    "12",
+    "kmeans-loop-reloads-means-because-of-aliasing",
+    "They never change inside the loop, but the loop also stores through an `int8_t*`, and in C++ a pointer to "
+    "bytes may point anywhere, the means included, so the compiler must assume a store can change them. Declare "
+    "the output `__restrict__` (it aliases nothing) and the same C++ compiles with the broadcasts moved out of "
+    "the loop",
+    rival="the compiler reloads them for want of registers or by its own choice (then __restrict__ on the output "
+    "would leave the broadcasts in the loop)",
+)
+def _():
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from torch._inductor.cpp_builder import CppBuilder, CppTorchOptions
+    from torch._inductor.cpu_vec_isa import pick_vec_isa
+
+    if shutil.which("objdump") is None or not pick_vec_isa():
+        pytest.skip("needs objdump and a vector ISA inductor uses")
+    from torchcourse.bench.workloads import kmeans as km
+
+    C = torch.rand(2, 4096)
+    means = torch.tensor([[5.0, 5.0], [10.0, 10.0]])
+    out = torch.empty(4096, dtype=torch.int8)
+    torch._dynamo.reset()
+    _, (code, *_) = run_and_get_code(lambda: km.assign_best(C, means, out))
+    source = code[code.index("#include <torch/csrc/inductor/cpp_prefix.h>") :].split("''')")[0]
+    assert "int8_t* out_ptr" in source
+    loops = {}
+    with tempfile.TemporaryDirectory() as d:
+        for name, text in [
+            ("plain", source),
+            ("restrict", re.sub(r"int8_t\* (out_ptr\d)", r"int8_t* __restrict__ \1", source)),
+        ]:
+            (Path(d) / f"{name}.cpp").write_text(text)
+            opts = CppTorchOptions(vec_isa=pick_vec_isa(), compile_only=True)
+            builder = CppBuilder(name=name, sources=[str(Path(d) / f"{name}.cpp")], BuildOption=opts, output_dir=d)
+            builder.build()
+            loops[name] = _inner_loop(builder.get_target_file_path())
+    broadcasts = {k: sum("broadcast" in op for op in v) for k, v in loops.items()}
+    assert broadcasts["plain"] >= 4 and broadcasts["restrict"] == 0, broadcasts
+    assert len(loops["restrict"]) < len(loops["plain"])
+
+
+@fact(
+    "12",
+    "inductor-no-fma-by-flag",
+    "inductor compiles with `-ffp-contract=off`, so `x * w + b` stays a multiply and an add, rounded twice as "
+    "eager torch rounds it, on a CPU that has FMA (the same command line passes `-mfma`)",
+    rival="the CPU or the vector ISA inductor targets has no FMA (then -mfma would be missing from its flags)",
+)
+def _():
+    from torch._inductor import config
+    from torch._inductor.cpp_builder import _get_ffast_math_flags
+    from torch._inductor.cpu_vec_isa import pick_vec_isa
+
+    assert config.cpp.enable_floating_point_contract_flag == "off"
+    assert "ffp-contract=off" in _get_ffast_math_flags()
+    isa = pick_vec_isa()
+    if isa and str(isa).startswith(("avx2", "avx512")) and sys.platform != "win32":
+        assert "-mfma" in isa.build_arch_flags().split()  # FMA is there for the compiler to use
