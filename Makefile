@@ -1,6 +1,7 @@
 # PyTorch as a computation library: the course's commands.
-#   make lab    create .venv if missing, install, open JupyterLab on module 00
-#   make test   create .venv if missing, install, run every test (nbval over all notebooks + consistency + units)
+#   make lab    create .venv if missing, install what a learner runs, copy the course to work/ (yours,
+#               git-ignored, never overwritten) and open JupyterLab there on module 00
+#   make test   the same plus the test tools (requirements-dev.txt), run every test (nbval + consistency + units)
 #   make lint   ruff (lint + format) and the notebooks' freshness check: the pre-commit hooks
 #   make notebooks   regenerate exercises/ and execute stale notebooks (python -m torchcourse.authoring.build)
 #   make site   the course's site in site/ (Sphinx + myst-nb, offline, search); make pdf: the lessons as a PDF
@@ -73,7 +74,7 @@ python-check:
 	exit 1; }
 
 help:
-	@sed -n "1,15p" Makefile
+	@sed -n "1,16p" Makefile
 
 # What a learner runs (requirements.txt + torchcourse): make lab. The test, lint and browser tools
 # (requirements-dev.txt) come only with DEV_STAMP: make test, make lint, make notebooks.
