@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 15 · Distributed tensors
@@ -196,7 +196,7 @@ import re
 import matplotlib.pyplot as plt
 import torch
 
-from torchcourse import claim
+from torchcourse import claim, predict, reveal
 
 
 def parse(text):
@@ -311,6 +311,13 @@ claim(
 #
 # The script builds `W` (9×5) and `x` (5×3) from the same seed on every rank, so each rank
 # can also compute the one-process answer and compare.
+#
+# **Predict 15.p1.** `W_cols` holds `W` split by columns (`Shard(1)`), `x_rows` holds `x` split
+# by rows (`Shard(0)`). How many collectives does the product `W_cols @ x_rows` run on each rank?
+# Write a whole number.
+
+# %%
+predict("15.p1", None)  # replace None with your prediction
 
 # %%
 DTENSOR = r'''
@@ -413,6 +420,14 @@ matmuls = lines_starting(dtensor2, "rows @ replicated") + lines_starting(dtensor
 gathers = [[ln.split(" close:")[0] for ln in rank] for rank in lines_starting(dtensor2, "full_tensor")]
 out2 = "".join(dtensor2.stdout.values())
 claim(all(ln.endswith("comms {}") for rank in matmuls for ln in rank), "both matmuls ran no collective on any rank")
+cols_line = lines_starting(dtensor2, "cols @ rows")[0][0]
+reveal(
+    "15.p1",
+    sum(ast.literal_eval(re.search(r"comms (\{.*?\})", cols_line).group(1)).values()),
+    why="each rank multiplies the columns of W it has by the rows of x it has, a full-size partial product, "
+    "and stops there: the result is Partial(sum). The all-reduce is paid later, when a value is needed "
+    "(full_tensor, redistribute), and only once.",
+)
 claim(
     gathers == [["full_tensor: {'all_gather_into_tensor': 1}", "full_tensor: {'all_reduce': 1}"]] * len(gathers),
     "full_tensor() cost one all-gather for the Shard(0) product and one all-reduce for the Partial one",
@@ -429,6 +444,16 @@ claim(
 # sizes no longer divide evenly: 9 rows in chunks of 3 leave **rank 3 with no rows at all**,
 # and 5 columns in chunks of 2 give 2, 2, 1, 0. Empty shards are legal and every result
 # still matches.
+#
+#
+# **Predict 15.p2.** With 4 ranks and `Shard(0)`, how many of `W`'s 9 rows does rank 3 hold? Write
+# a whole number.
+#
+# **Predict 15.p3.** And how many pieces does `torch.zeros(9).chunk(4)` return? Write a whole number.
+
+# %%
+predict("15.p2", None)  # replace None with your prediction
+predict("15.p3", None)  # replace None with your prediction
 
 # %%
 dtensor4 = run_script(DTENSOR, nproc=4)
@@ -443,6 +468,18 @@ print("rows held by ranks 0-3:", rows4, "| torch.zeros(9).chunk(4) gives", len(c
 claim(
     rows4 == chunks + [0] * (4 - len(chunks)),
     "each rank holds the rows torch.chunk gives it; rank 3, left without a chunk, holds none",
+)
+reveal(
+    "15.p2",
+    rows4[3],
+    why="Shard splits like torch.chunk: blocks of ceil(9 / 4) = 3 rows, so ranks 0-2 take all 9 and rank 3 "
+    "holds an empty (0, 5) block. It still takes part in every collective.",
+)
+reveal(
+    "15.p3",
+    len(chunks),
+    why="chunk(4) asks for at most 4 pieces of ceil(9 / 4) = 3 elements; three pieces use them all, so it "
+    "returns 3. Code that zips chunk's pieces with ranks must not assume one piece per rank.",
 )
 out4 = "".join(dtensor4.stdout.values())
 claim(out4.count("close: True") == 3 * 4 and "False" not in out4, "every DTensor result still matches on 4 processes")
@@ -482,7 +519,9 @@ print(
 # * `DTensor.from_local(local, mesh, [Shard(0)])` declares that this rank's `local` tensor is
 #   its block of rows of a bigger tensor. Nothing is sent; the global shape is inferred by
 #   assuming every rank holds a block of the same size (pass `shape=` and `stride=` when the
-#   blocks differ).
+#   blocks differ). It checks nothing by default: with `[Replicate()]` it trusts that every rank
+#   holds the same values, and if they differ each rank silently computes with its own
+#   (`run_check=True` broadcasts the first rank's copy, at the cost of a collective).
 # * `dt.redistribute(mesh, [new placement])` changes the layout and runs the collective that
 #   the change needs. Each move is one of the collectives you met above.
 #

@@ -223,3 +223,31 @@ def _():
 def _():
     assert dist.Backend.default_device_backend_map["cpu"] == "gloo"
     assert dist.Backend.default_device_backend_map["cuda"] == "nccl"
+
+
+@fact(
+    "15",
+    "chunk-may-return-fewer-pieces",
+    "chunk(4) asks for at most 4 pieces of ceil(9 / 4) = 3 elements; three pieces use them all",
+)
+def _():
+    assert [len(c) for c in torch.zeros(9).chunk(4)] == [3, 3, 3]
+    assert [len(c) for c in torch.zeros(5).chunk(4)] == [2, 2, 1]  # 5 in pieces of 2: three pieces
+    assert len(torch.zeros(0).chunk(4)) == 4  # an empty tensor: four empty pieces
+    assert [len(c) for c in torch.zeros(9).tensor_split(4)] == [3, 2, 2, 2]  # tensor_split gives exactly 4
+
+
+@fact(
+    "15",
+    "from-local-checks-nothing-by-default",
+    "It checks nothing by default: with `[Replicate()]` it trusts that every rank holds the same values",
+)
+def _():
+    import inspect
+
+    from torch.distributed.tensor import DTensor
+
+    assert inspect.signature(DTensor.from_local).parameters["run_check"].default is False
+    doc = " ".join(DTensor.from_local.__doc__.split())
+    assert "the data on first rank of the device mesh dimension will be broadcasted to other ranks" in doc
+    assert "When ``run_check=False``, it is the user's responsibility" in doc
