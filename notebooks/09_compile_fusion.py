@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 09 · torch.compile: fusion and overhead
@@ -112,7 +112,7 @@ import matplotlib.pyplot as plt
 import torch
 from torch._dynamo.utils import counters
 
-from torchcourse import claim, format_seconds, gpu_skip_message, measure, time_once
+from torchcourse import claim, format_seconds, gpu_skip_message, measure, predict, reveal, time_once
 from torchcourse.bench.workloads import montecarlo as mc
 from torchcourse.compiletools import captured_logs, compile_counter, reset
 from torchcourse.timing import interleaved
@@ -198,6 +198,14 @@ claim(
 # collects the lines instead of letting them scroll past on stderr. You will call
 # `set_logs` yourself further down.
 
+# %% [markdown]
+# **Predict 09.p1.** The compiled π sums the same 10⁷ points in another order (vectors of 8 or
+# 16, partial sums per thread) than eager does. Will its estimate equal eager's *bit for bit*?
+# Write `True` or `False`.
+
+# %%
+predict("09.p1", None)  # replace None with your prediction
+
 # %%
 pi_compiled = mc.compiled_pi()
 with captured_logs(output_code=True) as logs:
@@ -209,6 +217,12 @@ print(
     counters["inductor"]["fxgraph_cache_miss"],
     "| hits",
     counters["inductor"]["fxgraph_cache_hit"],
+)
+reveal(
+    "09.p1",
+    torch.equal(pi_c, pi_eager),
+    why="the sum adds 0.0s and 1.0s, and every partial count stays below 2**24, where float32 "
+    "holds whole numbers exactly: any order gives the same count.",
 )
 
 # %% [markdown]
@@ -288,9 +302,11 @@ claim(
 # and a compiled kernel built for one thread. Inductor writes the thread count into the C++ it
 # generates (one partial sum per thread, or no parallel loop at all for one), so we compile
 # again after `torch.set_num_threads(1)`, with `dynamic=True` so that one kernel serves every
-# size below (module 10 explains it), and `reset()` first: two
-# `torch.compile` wrappers of the same function share their compiled versions, and the new one
-# would otherwise reuse the kernel built above for two threads.
+# size below (module 10 explains it). A wrapper with other settings (here `dynamic=True`)
+# compiles its own version, and even the same wrapper would not reuse the two-thread kernel by
+# mistake: dynamo's guards include the thread count (a new count alone makes it
+# compile again, with the reason `GLOBAL_STATE changed: num_threads`), and so does the key of
+# inductor's on-disk cache. The `reset()` only makes a clean start of the counters.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -452,6 +468,12 @@ print("graphs captured:", counter.frame_count, "| operations in the graph:", cou
 # Python wrapper and the C++ source of each kernel. The facts that do not depend on your
 # CPU: how many kernels there are and their names (inductor names a fused kernel after
 # the operations inside it):
+#
+# **Predict 09.p2.** Eager runs seven kernels for this function. How many kernels did inductor
+# generate? Write a whole number.
+
+# %%
+predict("09.p2", None)  # replace None with your prediction
 
 # %%
 kernel_defs = logs.require(r"^cpp_fused\w* = async_compile", "the generated kernels")
@@ -460,6 +482,12 @@ for line in kernel_defs:
     print(" ", line.split(" = ")[0])
 loops = logs.require(r"for\s*\(\s*int64_t x0\s*=.*10000000L", "the loop over the points")
 print("loops over the 10,000,000 points:", len(loops))
+reveal(
+    "09.p2",
+    len(kernel_defs),
+    why="every operation is element-wise or the final reduction over the same points, so inductor "
+    "fuses them all into one loop; the scalar steps after the sum go in the same kernel.",
+)
 
 # %% [markdown]
 # One kernel, `cpp_fused__to_copy_add_le_mean_mul_0`: `mul` (x·x, y·y, and the final 4·),
@@ -495,7 +523,13 @@ print("\n".join(line.strip() for line in body[: stop + 1]))
 # (starting Python with `TORCH_LOGS=output_code` does the same, and then takes precedence
 # over `set_logs`), and `torch._logging.set_logs()` switches it back off. The log goes to
 # stderr; here `contextlib.redirect_stderr` collects it into a string so that we can print
-# just the kernel names:
+# just the kernel names.
+#
+# **Predict 09.p3.** Taking turns on one thread, will the compiled `A * B` run at least twice
+# as fast as eager's? Write `True` or `False`.
+
+# %%
+predict("09.p3", None)  # replace None with your prediction
 
 
 # %%
@@ -549,6 +583,12 @@ claim(
     best_eager < 2 * best_comp,
     "compiling A * B does not make it 2x faster",
     f"one thread, taking turns: eager {best_eager:.5f} s, compiled {best_comp:.5f} s",
+)
+reveal(
+    "09.p3",
+    best_eager >= 2 * best_comp,
+    why="one operation is one kernel either way: the same reads of A and B and the same write; "
+    "there is nothing to fuse, so there is nothing to save.",
 )
 
 # %% [markdown]
@@ -714,7 +754,7 @@ claim(
 # those costs already.
 
 # %% [markdown]
-# ## Modes
+# ## Modes (optional)
 #
 # `torch.compile(fn, mode=...)` selects a preset of inductor options. The presets are
 # listed by inductor itself:
@@ -783,7 +823,7 @@ claim(
 # which is why this notebook does not run it.
 
 # %% [markdown]
-# ## On a GPU
+# ## On a GPU (optional)
 #
 # On a CUDA device the same function becomes one Triton kernel, and `reduce-overhead` can
 # also remove the launch cost. This cell runs only where a GPU is present:
@@ -902,7 +942,7 @@ claim(
 )
 
 # %% [markdown]
-# ### Looking inside: `TORCH_COMPILE_DEBUG` and `TORCH_TRACE`
+# ### Looking inside: `TORCH_COMPILE_DEBUG` and `TORCH_TRACE` (optional)
 #
 # Two environment variables record what the compiler did, read when torch starts. So the cell
 # below compiles the Monte Carlo function again in a new Python process (nothing leaks into this
@@ -975,7 +1015,7 @@ shutil.rmtree(work, ignore_errors=True)
 # misbehaves.
 
 # %% [markdown]
-# ## Published figures
+# ## Published figures (optional)
 #
 # Beside ours, figures published elsewhere, on other hardware (the course keeps them with
 # their sources in `docs/reference-figures.md`; we did not re-measure them):

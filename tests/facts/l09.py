@@ -180,6 +180,44 @@ def _():
     assert "#pragma omp parallel" in two and "tmp_acc0_arr[2]" in two
 
 
+def _recompiles_on_new_thread_count() -> tuple[int, str]:
+    """Graphs compiled and the recompile log when one wrapper is called at 2 threads, then at 1."""
+    threads = torch.get_num_threads()
+    counter = CompileCounter()
+    torch.compiler.reset()
+    try:
+        compiled = torch.compile(mc.pi_from_samples, backend=counter)
+        x, y = mc.samples(1000)
+        torch.set_num_threads(2)
+        compiled(x, y)
+        with captured_logs(recompiles=True) as logs:
+            torch.set_num_threads(1)
+            compiled(x, y)
+    finally:
+        torch.set_num_threads(threads)
+        torch.compiler.reset()
+    return counter.frame_count, logs.text
+
+
+@fact(
+    "09",
+    "thread-count-is-guarded-and-keyed",
+    "dynamo's guards include the thread count (a new count alone makes it compile again, with the reason "
+    "`GLOBAL_STATE changed: num_threads`), and so does the key of inductor's on-disk cache",
+    since=(2, 13),
+    rival="the compiled version built for two threads is reused after set_num_threads(1) unless reset() is called "
+    "(then the same wrapper would compile once, not twice, and no recompile reason would name num_threads)",
+)
+def _():
+    import inspect
+
+    from torch._inductor.codecache import FxGraphHashDetails
+
+    graphs, log = _recompiles_on_new_thread_count()
+    assert graphs == 2 and "GLOBAL_STATE changed: num_threads" in log
+    assert "cpp_runtime_thread_count = parallel_num_threads()" in inspect.getsource(FxGraphHashDetails)
+
+
 @fact("09", "compile-wants-a-callable", "`torch.compile(f(x))` calls `f` first and hands over a tensor")
 def _():
     with pytest.raises(AssertionError, match="A callable function is expected"):
