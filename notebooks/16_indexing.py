@@ -288,7 +288,8 @@ claim(torch.equal(x[r, c], x[x > 0]), "indexing with torch.where(cond) picks wha
 # the device to count before it can allocate the result: the documentation of
 # `torch.nonzero` warns that it synchronises host and device. `x[mask]` calls it too. In a
 # hot loop on a GPU, prefer `torch.where(mask, x, 0)` or `masked_fill`, whose output shape
-# is known in advance.
+# is known in advance. `torch.nonzero_static(mask, size=k)` needs no count either: it returns
+# exactly `k` rows, padded with -1, or cut short without a word when there are more.
 #
 # ## `gather`: one index per output element
 #

@@ -280,3 +280,20 @@ def _():
     x = torch.tensor([0.0, 1.0], requires_grad=True)
     (g,) = torch.autograd.grad(torch.where(x > 0, x.log(), 0.0).sum(), x)
     assert g[0].isnan() and g[1] == 1.0
+
+
+@fact(
+    "16",
+    "nonzero-static-pads-or-cuts",
+    "it returns exactly `k` rows, padded with -1, or cut short without a word when there are more",
+)
+def _():
+    import warnings
+
+    mask = torch.tensor([True, False, True, True])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        short = torch.nonzero_static(mask, size=2)
+    assert short.tolist() == [[0], [2]]  # the third True is dropped silently
+    assert torch.nonzero_static(mask, size=5).tolist() == [[0], [2], [3], [-1], [-1]]
+    assert torch.nonzero_static(torch.zeros(2, 3, dtype=torch.bool), size=2).tolist() == [[-1, -1], [-1, -1]]
