@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from torchcourse import preflight
+from torchcourse import compiletools, preflight
 from torchcourse.authoring.course import MODULES
 from torchcourse.compiletools import find_compiler, inductor_candidates
 
@@ -47,6 +47,10 @@ def test_the_verdict_follows_the_registered_needs():
     assert parts["not"] == [m.number for m in MODULES if m.needs]
     assert "15" in parts["not"] and "09" in parts["not"]
     assert parts["partly"] == [m.number for m in MODULES if m.partly and not m.needs]
+
+
+def test_every_module_has_registered_needs():
+    assert list(preflight.MODULE_NEEDS) == [m.number for m in MODULES]
 
 
 def test_fatal_exits_1():
@@ -99,6 +103,6 @@ def test_preflight_without_a_compiler_says_which_modules_cannot_run(tmp_path):
 
 @pytest.mark.skipif(find_compiler() is None, reason="needs a C++ compiler")
 def test_compile_probe_really_compiles():
-    probe = preflight.check_compile("cpu")
+    probe = compiletools.check_compile("cpu")
     assert probe["ok"], probe
     assert probe["compiler"] == find_compiler()

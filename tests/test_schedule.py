@@ -9,22 +9,23 @@ import re
 import pytest
 
 from torchcourse.authoring import guide
+from torchcourse.authoring import schedule as sched
 from torchcourse.authoring.course import MODULES, ROOT, by_number, written_modules
 
-FORMATS = {"one-day": [guide.ONE_DAY], "two-day": guide.TWO_DAY}
-CAPS = {"one-day": guide.ONE_DAY_CAPS, "two-day": guide.ONE_DAY_CAPS}
+FORMATS = {"one-day": [sched.ONE_DAY], "two-day": sched.TWO_DAY}
+CAPS = {"one-day": sched.ONE_DAY_CAPS, "two-day": sched.ONE_DAY_CAPS}
 DAYS = [(name, i, day) for name, days in FORMATS.items() for i, day in enumerate(days, 1)]
 
 
 @pytest.mark.parametrize("name,index,numbers", DAYS, ids=[f"{n}-day{i}" for n, i, _ in DAYS])
 def test_a_day_fits_with_breaks_and_slack(name, index, numbers):
-    plans = guide.format_plans(numbers, CAPS[name])
-    day = guide.schedule(plans)
-    assert max(day.stretches) <= guide.MAX_STRETCH, f"{name} day {index}: {day.stretches} min between breaks"
-    assert day.content <= guide.MAX_CONTENT, f"{name} day {index}: {day.content} min of content"
-    assert day.end <= guide.DAY_END, f"{name} day {index} ends at {day.end // 60}:{day.end % 60:02d}"
+    plans = sched.format_plans(numbers, CAPS[name])
+    day = sched.schedule(plans)
+    assert max(day.stretches) <= sched.MAX_STRETCH, f"{name} day {index}: {day.stretches} min between breaks"
+    assert day.content <= sched.MAX_CONTENT, f"{name} day {index}: {day.content} min of content"
+    assert day.end <= sched.DAY_END, f"{name} day {index} ends at {day.end // 60}:{day.end % 60:02d}"
     whats = [what for _, what, _ in day.rows]
-    assert whats[0] == guide.OPENING[0] and whats[-1] == guide.WRAP_UP[0]
+    assert whats[0] == sched.OPENING[0] and whats[-1] == sched.WRAP_UP[0]
     assert "Lunch" in whats
     # every block of every module is in the table, once
     for p in plans:
@@ -38,9 +39,9 @@ def test_a_day_fits_with_breaks_and_slack(name, index, numbers):
 
 def test_the_schedule_never_runs_90_minutes_without_a_break():
     # a synthetic day of long lessons: the scheduler splits them
-    long = [guide.plan(m) for m in written_modules()[:8]]
-    day = guide.schedule(long)
-    assert max(day.stretches) <= guide.MAX_STRETCH
+    long = [sched.plan(m) for m in written_modules()[:8]]
+    day = sched.schedule(long)
+    assert max(day.stretches) <= sched.MAX_STRETCH
 
 
 @pytest.mark.parametrize("name", FORMATS)
@@ -58,13 +59,13 @@ def test_prerequisites_are_read_from_the_lessons():
 
 
 def test_workshops_take_the_core_path():
-    for m in {by_number(n) for day in FORMATS["two-day"] for n in day} | {by_number(n) for n in guide.ONE_DAY}:
+    for m in {by_number(n) for day in FORMATS["two-day"] for n in day} | {by_number(n) for n in sched.ONE_DAY}:
         text = m.path("notebooks", ".py").read_text(encoding="utf-8")
         optional = [h.strip() for h in re.findall(r"^# #{2,3} (.+) \(optional\)\s*$", text, re.MULTILINE)]
-        p = guide.plan(m, cap=guide.EXERCISE_CAP)
+        p = sched.plan(m, cap=sched.EXERCISE_CAP)
         assert p.skipped_sections == optional
         assert not set(p.exercises_done) & set(p.stretch), "a stretch exercise is scheduled in the room"
-        full = guide.plan(m, core=False)
+        full = sched.plan(m, core=False)
         assert p.teach <= full.teach and p.exercises <= full.exercises
 
 
@@ -75,7 +76,7 @@ def test_stretch_exercises_come_last():
 
     wrong = {}
     for m in written_modules():
-        ex = guide.exercises_of(m)
+        ex = sched.exercises_of(m)
         flags = [s for _, s in ex]
         if flags != sorted(flags):
             wrong[m.number] = [k for k, s in ex]
@@ -86,9 +87,9 @@ def test_stretch_exercises_come_last():
 
 
 def test_runtime_statements_hold_for_the_stored_notebooks():
-    bound = guide.RUNTIME_BOUND_S
+    bound = sched.RUNTIME_BOUND_S
     for folder in ("notebooks", "solutions", "exercises"):
-        times = guide.stored_runtimes(folder)
+        times = sched.stored_runtimes(folder)
         assert len(times) == len(written_modules()), f"{folder}: a notebook has no recorded cell timings"
         slow = {k: round(v) for k, v in times.items() if v >= bound}
         assert not slow, f"{folder}: stored runs over {bound} s: {slow}"
@@ -99,7 +100,7 @@ def test_runtime_statements_hold_for_the_stored_notebooks():
         text = re.sub(r"\s+", " ", path.read_text(encoding="utf-8").replace("\n#", "\n"))
         for n, unit in re.findall(r"top to bottom (?:that way, )?in under (\d+) (seconds|minutes)", text):
             limit = int(n) * (60 if unit == "minutes" else 1)
-            slowest = max(guide.stored_runtimes("notebooks").values())
+            slowest = max(sched.stored_runtimes("notebooks").values())
             assert slowest < limit, f"{path.name} says 'in under {n} {unit}'; a stored run took {slowest:.0f} s"
 
 

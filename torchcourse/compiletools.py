@@ -16,11 +16,14 @@ graph breaks behave the same, only no code is generated.
 from __future__ import annotations
 
 import io
+import json
 import logging
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -281,3 +284,84 @@ def fall_back_without_compiler(force: bool = False, quiet: bool = False) -> bool
     except ImportError:
         pass
     return True
+
+
+# ----------------------------------------------------------------------------- the preflight's probe
+
+COMPILE_TIMEOUT_S = 300  # a cold first compile takes 10-60 s on a laptop; past this, call it broken
+_COMPILE_PROBE = """
+import json, sys, time
+out = {"ok": False, "compiler": None, "error": ""}
+try:
+    import torch
+    from torch._inductor import cpp_builder
+
+    if sys.argv[1] == "cpu":
+        out["compiler"] = cpp_builder.get_cpp_compiler()  # the one inductor uses, as it finds it
+
+    def tiny(x):
+        return (x * 2 + 1).relu().sum()
+
+    x = torch.arange(8.0, device=sys.argv[1])
+    start = time.perf_counter()
+    got = torch.compile(tiny)(x)
+    out["seconds"] = time.perf_counter() - start
+    out["ok"] = bool(torch.allclose(got, tiny(x)))
+    if not out["ok"]:
+        out["error"] = "compiled result differs from eager"
+except BaseException as exc:
+    text = str(exc).strip()
+    text = text.splitlines()[0] if text else ""
+    out["error"] = type(exc).__name__ + (": " + text[:200] if text else "")
+print("PROBE " + json.dumps(out))
+"""
+
+
+def run_probe(script: str, args: list[str], timeout: float, env: dict | None = None) -> dict:
+    """Run ``script`` in a fresh Python and return the JSON it prints after "PROBE "; a dict with
+    ``ok: False`` and the reason when it crashes, prints nothing or runs past ``timeout``."""
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=timeout, env=env
+        )
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "error": f"no answer within {timeout:.0f} s"}
+    for line in proc.stdout.splitlines():
+        if line.startswith("PROBE "):
+            return json.loads(line[len("PROBE ") :])
+    last = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+    return {"ok": False, "error": last[:200]}
+
+
+def check_compile(device: str = "cpu", timeout: float = COMPILE_TIMEOUT_S) -> dict:
+    """Compile and run a tiny function with ``torch.compile`` in a fresh process, with an empty
+    inductor cache (a warm cache would load kernels built earlier and skip the compiler):
+    ``{"ok", "compiler", "seconds", "error"}``."""
+    with tempfile.TemporaryDirectory(prefix="torchcourse-preflight-") as cache:
+        env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache}
+        return run_probe(_COMPILE_PROBE, [device], timeout, env)
+
+
+def compiler_report() -> tuple[bool, str, str]:
+    """The preflight's ``item_class`` line for the C++ compiler inductor will use, found as inductor
+    finds it, naming the compilers on PATH it would not use (on Linux it tries only ``CXX`` or
+    ``g++``)."""
+
+    found = find_compiler()
+    others = [c for c in ("g++", "c++", "clang++") if shutil.which(c) and c not in inductor_candidates()]
+    if sys.platform == "win32":
+        advice = (
+            "install Visual Studio Build Tools with the 'Desktop development with C++' workload, then start "
+            "Jupyter from the 'x64 Native Tools Command Prompt' so that cl is on PATH (or set CXX)"
+        )
+    elif sys.platform == "darwin":
+        advice = "install the Xcode command-line tools: xcode-select --install"
+    else:
+        advice = "install g++ (Debian/Ubuntu: sudo apt install g++; Fedora: sudo dnf install gcc-c++)"
+    if found is None and others:
+        advice = (
+            f"{others[0]} is on PATH but inductor does not look for it: set CXX={others[0]} before starting Jupyter"
+        )
+    tried = " or ".join(inductor_candidates()) or "none"
+    detail = shutil.which(found) or found if found else f"none found (inductor looks for {tried})"
+    return found is not None, detail, advice

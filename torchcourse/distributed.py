@@ -325,3 +325,33 @@ def _launcher_reason(log: str) -> str:
         return f"rank {rank.group(1)} ended with exit code {code.group(1)}{' (' + sig.group(1) + ')' if sig else ''}"
     errors = [ln.strip() for ln in log.splitlines() if _EXCEPTION_LINE.match(ln.strip())]
     return errors[-1] if errors else "torchrun gave no reason"
+
+
+_GLOO_PROBE = """
+import json, socket, sys
+out = {"ok": False, "error": ""}
+try:
+    import torch
+    import torch.distributed as dist
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
+    t = torch.ones(3)
+    dist.all_reduce(t)
+    dist.destroy_process_group()
+    out["ok"] = bool(t.tolist() == [1.0, 1.0, 1.0])
+except BaseException as exc:
+    text = str(exc).strip()
+    out["error"] = type(exc).__name__ + (": " + text.splitlines()[0][:200] if text else "")
+print("PROBE " + json.dumps(out))
+"""
+
+
+def check_gloo(timeout: float = 60) -> dict:
+    """Start torch.distributed's gloo back end in a fresh process (one rank, on 127.0.0.1) and
+    all-reduce a tensor: what module 15 does with more processes."""
+    from torchcourse.compiletools import run_probe
+
+    return run_probe(_GLOO_PROBE, [], timeout)

@@ -24,14 +24,10 @@ so the stored outputs stay the same whatever torch made them.
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -40,7 +36,6 @@ EXPECTED_TORCH = "2.13.0"  # the stored outputs are made with this release
 MINIMUM_TORCH = "2.10.0"  # the oldest release on which `make drift` passes
 NEWEST_TESTED_TORCH = "2.15.0"  # the newest release `make drift` was run with
 EXIT_READY, EXIT_NOT_READY, EXIT_PARTLY = 0, 1, 2  # `python -m torchcourse.preflight`'s exit codes
-COMPILE_TIMEOUT_S = 300  # a cold first compile takes 10-60 s on a laptop; past this, call it broken
 
 # What the course calls that older releases may lack, and where: named when torch is too old.
 FEATURES = (
@@ -166,6 +161,14 @@ class Item:
         return text
 
 
+# What each module needs beyond Python and torch (course.Module.needs and .partly read it here):
+# "compiler", a C++ compiler for torch.compile on the CPU; "gloo", torch.distributed between local
+# processes; "partly:" marks a need of one section only (the rest of the module runs without it).
+MODULE_NEEDS: dict[str, tuple[str, ...]] = {f"{n:02d}": () for n in range(18)} | {
+    **{n: ("compiler",) for n in ("09", "10", "11", "12", "13", "17")},
+    "14": ("partly:compiler",),
+    "15": ("gloo",),
+}
 NEED_WORDS = {"compiler": "no working C++ compiler", "gloo": "torch.distributed (gloo) does not run"}
 
 
@@ -184,110 +187,11 @@ def _free_memory_gib() -> float | None:
         return None
 
 
-_COMPILE_PROBE = """
-import json, sys, time
-out = {"ok": False, "compiler": None, "error": ""}
-try:
-    import torch
-    from torch._inductor import cpp_builder
+def compiler_item() -> Item:
+    """The C++ compiler line: see :func:`torchcourse.compiletools.compiler_report`."""
+    from torchcourse.compiletools import compiler_report
 
-    if sys.argv[1] == "cpu":
-        out["compiler"] = cpp_builder.get_cpp_compiler()  # the one inductor uses, as it finds it
-
-    def tiny(x):
-        return (x * 2 + 1).relu().sum()
-
-    x = torch.arange(8.0, device=sys.argv[1])
-    start = time.perf_counter()
-    got = torch.compile(tiny)(x)
-    out["seconds"] = time.perf_counter() - start
-    out["ok"] = bool(torch.allclose(got, tiny(x)))
-    if not out["ok"]:
-        out["error"] = "compiled result differs from eager"
-except BaseException as exc:
-    text = str(exc).strip()
-    text = text.splitlines()[0] if text else ""
-    out["error"] = type(exc).__name__ + (": " + text[:200] if text else "")
-print("PROBE " + json.dumps(out))
-"""
-
-
-def _probe(script: str, args: list[str], timeout: float, env: dict | None = None) -> dict:
-    """Run ``script`` in a fresh Python and return the JSON it prints after "PROBE "; a dict with
-    ``ok: False`` and the reason when it crashes, prints nothing or runs past ``timeout``."""
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=timeout, env=env
-        )
-    except subprocess.TimeoutExpired:
-        return {"ok": False, "error": f"no answer within {timeout:.0f} s"}
-    for line in proc.stdout.splitlines():
-        if line.startswith("PROBE "):
-            return json.loads(line[len("PROBE ") :])
-    last = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
-    return {"ok": False, "error": last[:200]}
-
-
-def check_compile(device: str = "cpu", timeout: float = COMPILE_TIMEOUT_S) -> dict:
-    """Compile and run a tiny function with ``torch.compile`` in a fresh process, with an empty
-    inductor cache (a warm cache would load kernels built earlier and skip the compiler):
-    ``{"ok", "compiler", "seconds", "error"}``."""
-    with tempfile.TemporaryDirectory(prefix="torchcourse-preflight-") as cache:
-        env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache}
-        return _probe(_COMPILE_PROBE, [device], timeout, env)
-
-
-_GLOO_PROBE = """
-import json, socket, sys
-out = {"ok": False, "error": ""}
-try:
-    import torch
-    import torch.distributed as dist
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
-    t = torch.ones(3)
-    dist.all_reduce(t)
-    dist.destroy_process_group()
-    out["ok"] = bool(t.tolist() == [1.0, 1.0, 1.0])
-except BaseException as exc:
-    text = str(exc).strip()
-    out["error"] = type(exc).__name__ + (": " + text.splitlines()[0][:200] if text else "")
-print("PROBE " + json.dumps(out))
-"""
-
-
-def check_gloo(timeout: float = 60) -> dict:
-    """Start torch.distributed's gloo back end in a fresh process (one rank, on 127.0.0.1) and
-    all-reduce a tensor: what module 15 does with more processes."""
-    return _probe(_GLOO_PROBE, [], timeout)
-
-
-def _compiler_item() -> Item:
-    """The C++ compiler inductor will use, found as inductor finds it, and the compilers on PATH
-    it would not use (on Linux, inductor tries only ``CXX`` or ``g++``)."""
-    from torchcourse.compiletools import find_compiler, inductor_candidates
-
-    found = find_compiler()
-    others = [c for c in ("g++", "c++", "clang++") if shutil.which(c) and c not in inductor_candidates()]
-    if sys.platform == "win32":
-        advice = (
-            "install Visual Studio Build Tools with the 'Desktop development with C++' workload, then start "
-            "Jupyter from the 'x64 Native Tools Command Prompt' so that cl is on PATH (or set CXX)"
-        )
-    elif sys.platform == "darwin":
-        advice = "install the Xcode command-line tools: xcode-select --install"
-    else:
-        advice = "install g++ (Debian/Ubuntu: sudo apt install g++; Fedora: sudo dnf install gcc-c++)"
-    if found is None and others:
-        advice = (
-            f"{others[0]} is on PATH but inductor does not look for it: set CXX={others[0]} before starting Jupyter"
-        )
-    tried = " or ".join(inductor_candidates()) or "none"
-    detail = shutil.which(found) or found if found else f"none found (inductor looks for {tried})"
-    return Item("C++ compiler", found is not None, detail, advice, need="compiler")
+    return Item("C++ compiler", *compiler_report(), need="compiler")
 
 
 def run(compile_check: bool = True, bandwidth: bool = True, gloo_check: bool = True) -> list[Item]:
@@ -354,7 +258,7 @@ def run(compile_check: bool = True, bandwidth: bool = True, gloo_check: bool = T
                 "memory", free >= 4, f"{free:.1f} GiB available", "close other programs: some lessons allocate 1-2 GiB"
             )
         )
-    compiler = _compiler_item()
+    compiler = compiler_item()
     items.append(compiler)
     if torch.cuda.is_available():
         try:
@@ -366,8 +270,10 @@ def run(compile_check: bool = True, bandwidth: bool = True, gloo_check: bool = T
                 Item("Triton", False, "not installed", "torch.compile on CUDA needs Triton: pip install triton")
             )
     if compile_check:
+        from torchcourse import compiletools
+
         if compiler.ok:
-            probe = check_compile("cpu")
+            probe = compiletools.check_compile("cpu")
             seconds = f" in {probe['seconds']:.1f} s (cold cache)" if probe.get("seconds") is not None else ""
             detail = f"compiled and ran a tiny function{seconds}" if probe["ok"] else probe["error"]
         else:
@@ -382,7 +288,7 @@ def run(compile_check: bool = True, bandwidth: bool = True, gloo_check: bool = T
             )
         )
         if torch.cuda.is_available():
-            probe = check_compile("cuda")
+            probe = compiletools.check_compile("cuda")
             items.append(
                 Item(
                     "compile (cuda)",
@@ -393,6 +299,8 @@ def run(compile_check: bool = True, bandwidth: bool = True, gloo_check: bool = T
             )
     if gloo_check:
         available = torch.distributed.is_available()
+        from torchcourse.distributed import check_gloo
+
         probe = check_gloo() if available else {"ok": False, "error": "this torch was built without torch.distributed"}
         items.append(
             Item(
@@ -428,15 +336,14 @@ def readiness(items: list[Item]) -> dict[str, list[str]]:
     """Module numbers by outcome, ``{"ready": [...], "partly": [...], "not": [...]}``: a module is
     not ready when a need of its whole lesson failed, partly ready when a need of one section
     failed. Fatal items make every module not ready."""
-    from torchcourse.authoring.course import MODULES
-
     if any(i.fatal and not i.ok for i in items):
-        return {"ready": [], "partly": [], "not": [m.number for m in MODULES]}
+        return {"ready": [], "partly": [], "not": list(MODULE_NEEDS)}
     missing = {i.need for i in items if i.need and not i.ok}
     out: dict[str, list[str]] = {"ready": [], "partly": [], "not": []}
-    for m in MODULES:
-        key = "not" if missing & set(m.needs) else "partly" if missing & set(m.partly) else "ready"
-        out[key].append(m.number)
+    for number, needs in MODULE_NEEDS.items():
+        whole = {n for n in needs if not n.startswith("partly:")}
+        part = {n.removeprefix("partly:") for n in needs} - whole
+        out["not" if missing & whole else "partly" if missing & part else "ready"].append(number)
     return out
 
 

@@ -26,11 +26,6 @@ class Module:
     # what the module wants on Colab: "cpu", "gpu" (its subject is the GPU) or "gpu-optional"
     # (a few cells use a GPU when there is one); the setup cell (torchcourse.authoring.colab) says it
     runtime: str = "cpu"
-    # what the whole lesson needs to run as written (the preflight's verdict reads it):
-    # "compiler" (a C++ compiler for torch.compile on the CPU), "gloo" (torch.distributed between
-    # local processes); ``partly``: needed by one section only (the rest runs without it)
-    needs: tuple[str, ...] = ()
-    partly: tuple[str, ...] = ()
 
     @property
     def stem(self) -> str:
@@ -46,6 +41,21 @@ class Module:
             return None
         m = TIME_LINE.search(self.path("notebooks", ".py").read_text(encoding="utf-8"))
         return (int(m.group(1)), int(m.group(2))) if m else None
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        """What the whole lesson needs beyond Python and torch ("compiler", "gloo"), registered in
+        ``torchcourse.preflight.MODULE_NEEDS`` (the preflight's verdict reads it there)."""
+        from torchcourse.preflight import MODULE_NEEDS
+
+        return tuple(n for n in MODULE_NEEDS.get(self.number, ()) if not n.startswith("partly:"))
+
+    @property
+    def partly(self) -> tuple[str, ...]:
+        """What one section of the lesson needs (the rest runs without it)."""
+        from torchcourse.preflight import MODULE_NEEDS
+
+        return tuple(n.removeprefix("partly:") for n in MODULE_NEEDS.get(self.number, ()) if n.startswith("partly:"))
 
     @property
     def prerequisites(self) -> list[str]:
@@ -127,21 +137,18 @@ MODULES = [
         "compile_fusion",
         "torch.compile: fusion and overhead",
         "Monte Carlo pi, generated code, break-even, cache, modes, compiled vs eager numerics, TORCH_TRACE",
-        needs=("compiler",),
     ),
     Module(
         "10",
         "recompilation",
         "Recompilation and dynamic shapes",
         "guards, recompiles on dtype/device/shape, dynamic=None/True/False, mark_dynamic, recompile_limit",
-        needs=("compiler",),
     ),
     Module(
         "11",
         "graph_breaks",
         "Graph breaks",
         "data-dependent control flow, explain(), torch.where, torch.cond, scalar outputs, custom ops, CUDA graphs",
-        needs=("compiler",),
     ),
     Module(
         "12",
@@ -150,7 +157,6 @@ MODULES = [
         "K-Means step, numpy_default_float, tensors in and out, roofline, np.random under compile, "
         "NumPy that graph-breaks, Numba and JAX beside",
         runtime="gpu-optional",
-        needs=("compiler",),
     ),
     Module(
         "13",
@@ -158,21 +164,18 @@ MODULES = [
         "Case study: genetic-algorithm fitness",
         "three fitness functions in five variants, the int8 sum trap, rewrites on columns, a compiled GA, "
         "Numba and JAX beside, the first call",
-        needs=("compiler",),
     ),
     Module(
         "14",
         "autograd_calculus",
         "Autograd as a calculus engine",
         "gradients of plain functions, Newton's method, penalties, torch.func",
-        partly=("compiler",),
     ),
     Module(
         "15",
         "distributed_tensors",
         "Distributed tensors",
         "torch.distributed with gloo, torchrun, DeviceMesh and DTensor, collectives",
-        needs=("gloo",),
     ),
     Module(
         "16",
@@ -186,7 +189,6 @@ MODULES = [
         "compile_once",
         "Compile once: caches, export and ahead-of-time",
         "the inductor cache across processes, cache artefacts, torch.export and Dim, AOTInductor packages",
-        needs=("compiler",),
     ),
 ]
 
