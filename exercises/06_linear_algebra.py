@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 06 · Linear algebra: exercises
@@ -219,23 +219,6 @@ check("06.8", project)
 
 
 # %% [markdown]
-# ### 06.9 · The square root of a positive-definite matrix (stretch)
-#
-# A symmetric positive-definite matrix `S` has exactly one symmetric positive-definite `R`
-# with `R @ R == S`. Write `spd_sqrt(S)` that returns it, using `torch.linalg.eigh`. It must
-# work on a batch `(B, n, n)` too.
-
-
-# %%
-def spd_sqrt(S):
-    # YOUR CODE HERE
-    raise NotImplementedError
-
-
-check("06.9", spd_sqrt)
-
-
-# %% [markdown]
 # ### 06.10 · Solve a symmetric positive-definite system with Cholesky
 #
 # `S` is a symmetric positive-definite matrix `(n, n)`, or a batch of them `(B, n, n)`, and `B` holds
@@ -254,6 +237,23 @@ def spd_solve(S, B):
 
 
 check("06.10", spd_solve)
+
+
+# %% [markdown]
+# ### 06.9 · The square root of a positive-definite matrix (stretch)
+#
+# A symmetric positive-definite matrix `S` has exactly one symmetric positive-definite `R`
+# with `R @ R == S`. Write `spd_sqrt(S)` that returns it, using `torch.linalg.eigh`. It must
+# work on a batch `(B, n, n)` too.
+
+
+# %%
+def spd_sqrt(S):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("06.9", spd_sqrt)
 
 
 # %% [markdown]

@@ -283,24 +283,6 @@ EXERCISES = [
         ],
     ),
     Exercise(
-        "06.9",
-        "The square root of a positive-definite matrix (stretch)",
-        spd_sqrt,
-        cases=lambda: [(_spd(2, 70),), (_spd(4, 71),), (_spd(3, 72, batch=(2,)),)],
-        rules=[Calls(require=("linalg_eigh",), why="build the square root from torch.linalg.eigh")],
-        hints=[
-            "S.sqrt() takes the square root of each element; you want the matrix R with R @ R == S.",
-            "eigh gives S = V diag(w) V^T. Take the square roots of the eigenvalues and put the pieces back "
-            "together: V diag(sqrt(w)) V^T.",
-            "torch.diag_embed builds (batches of) diagonal matrices; .mT transposes the last two dimensions.",
-        ],
-        wrong=[
-            lambda S: S.sqrt(),
-            lambda S: torch.linalg.cholesky(S),
-            lambda S: (lambda w, V: V @ torch.diag_embed(w.sqrt()) @ V)(*torch.linalg.eigh(S)),
-        ],
-    ),
-    Exercise(
         "06.10",
         "Solve a symmetric positive-definite system with Cholesky",
         spd_solve,
@@ -344,6 +326,24 @@ EXERCISES = [
             ch.spd_numpy_solves_with_factor,
             ch.spd_numpy_factor_inverse,
             ch.spd_numpy_cholesky,
+        ],
+    ),
+    Exercise(
+        "06.9",
+        "The square root of a positive-definite matrix (stretch)",
+        spd_sqrt,
+        cases=lambda: [(_spd(2, 70),), (_spd(4, 71),), (_spd(3, 72, batch=(2,)),)],
+        rules=[Calls(require=("linalg_eigh",), why="build the square root from torch.linalg.eigh")],
+        hints=[
+            "S.sqrt() takes the square root of each element; you want the matrix R with R @ R == S.",
+            "eigh gives S = V diag(w) V^T. Take the square roots of the eigenvalues and put the pieces back "
+            "together: V diag(sqrt(w)) V^T.",
+            "torch.diag_embed builds (batches of) diagonal matrices; .mT transposes the last two dimensions.",
+        ],
+        wrong=[
+            lambda S: S.sqrt(),
+            lambda S: torch.linalg.cholesky(S),
+            lambda S: (lambda w, V: V @ torch.diag_embed(w.sqrt()) @ V)(*torch.linalg.eigh(S)),
         ],
     ),
     Exercise(
