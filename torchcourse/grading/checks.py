@@ -10,7 +10,10 @@ sees exactly one line:
   values, aliasing, an input changed in place, or the exception ``fn`` raised),
 * ``… 01.3 Title: not attempted yet ...`` while ``fn`` still raises ``NotImplementedError``.
 
-A check never raises: every failure of the learner's code becomes the ``✗`` line.
+A check never raises: every failure of the learner's code becomes the ``✗`` line. It leaves the
+process as it found it (``isolation``), so a cell run twenty times gives one verdict, and it stops
+an answer that runs past its time limit (``timelimit``: POSIX signals in the main thread; on
+Windows, or called from another thread, a check runs without a limit).
 """
 
 from __future__ import annotations
