@@ -362,8 +362,9 @@ for name, value in ways.items():
     print(f"{name:40} {value.dtype!s:14} shares with n: {np.shares_memory(value.numpy(), n)}")
 
 # %% [markdown]
-# "Always copies" has one exception, and it is not a share. `n[::-1]` is a NumPy view that reads
-# its buffer backwards: a negative stride, which a tensor cannot have (module 03).
+# "Always copies" has one exception, and it is not a share (nor does `as_tensor`'s "copies when it
+# must" cover it). `n[::-1]` is a NumPy view that reads its buffer backwards: a negative stride,
+# which a tensor cannot have (module 03).
 #
 # **Predict 02.p2.** What does `torch.tensor(n[::-1])` do: `"copy"` the reversed numbers,
 # `"share"` memory with `n`, or `"raise"`?
