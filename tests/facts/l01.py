@@ -167,7 +167,8 @@ def _():
 @fact(
     "01",
     "arange-length-rounds-up",
-    "`arange` computes its length as `ceil((end − start) / step)` in floating point, and 0.1 has no exact binary value.",
+    "`arange` computes its length as `ceil((end − start) / step)` in floating point, and 0.1 has no exact "
+    "binary value.",
 )
 def _():
     steps = torch.arange(1, 1.3, 0.1)
