@@ -560,7 +560,7 @@ for label, mark in (("static", False), ("mark_dynamic(x, 0)", True)):
 predict("10.p3", None)  # replace None with your prediction
 
 
-# %%
+# %% tags=["version-specific"]
 def wide_or_narrow(x):
     if x.shape[0] > 50:  # a comparison: one more guard on the size
         return x + 1
