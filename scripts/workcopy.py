@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -30,8 +29,27 @@ EXTRA = ("docs/reference-figures.md",)  # linked from the lessons as ../docs/...
 MANIFEST = ".course-copy.json"
 
 
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def learner_version(src: Path) -> bytes:
+    """What the learner's copy holds: the file, less the course's own pairing of each notebook with
+    a .py source (jupytext's ``formats``), so that saving a notebook in the copy writes no .py twin."""
+    data = src.read_bytes()
+    if src.suffix != ".ipynb":
+        return data
+    try:
+        nb = json.loads(data)
+    except ValueError:
+        return data
+    jt = nb.get("metadata", {}).get("jupytext")
+    if not isinstance(jt, dict) or "formats" not in jt:
+        return data
+    jt.pop("formats")
+    if not jt:
+        nb["metadata"].pop("jupytext")
+    return (json.dumps(nb, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def course_files(root: Path = ROOT) -> list[str]:
@@ -51,22 +69,23 @@ def sync(dest: Path, root: Path = ROOT) -> dict[str, list[str]]:
     done: dict[str, list[str]] = {"new": [], "updated": [], "kept": [], "same": []}
     for rel in course_files(root):
         src, dst = root / rel, dest / rel
-        new = digest(src)
+        data = learner_version(src)
+        new = digest(data)
         if not dst.exists():
             dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, dst)
+            dst.write_bytes(data)
             copied[rel], kind = new, "new"
         else:
-            mine = digest(dst)
+            mine = digest(dst.read_bytes())
             if new == copied.get(rel):  # the course has not changed it since it was copied
                 kind = "same"
             elif mine == new:
                 copied[rel], kind = new, "same"
             elif mine == copied.get(rel):  # untouched by the learner: take the course's new version
-                shutil.copyfile(src, dst)
+                dst.write_bytes(data)
                 copied[rel], kind = new, "updated"
             else:  # the learner's work: kept; the course's new version beside it
-                shutil.copyfile(src, dst.with_name(dst.stem + ".new" + dst.suffix))
+                dst.with_name(dst.stem + ".new" + dst.suffix).write_bytes(data)
                 kind = "kept"
         done[kind].append(rel)
     manifest_path.write_text(json.dumps(copied, indent=1, sort_keys=True), encoding="utf-8")

@@ -8,6 +8,7 @@ be built on this machine (no container engine), so their recipes are checked sta
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -158,6 +159,14 @@ def test_the_learners_copy_never_overwrites_their_work(tmp_path):
     assert second["kept"] == ["exercises/01_x.ipynb"]
     assert (work / "notebooks" / "01_x.ipynb").read_text() == "notebooks v2", "an untouched lesson is refreshed"
     assert (work / "notebooks" / "02_y.ipynb").read_text() == "new lesson"
+
+
+def test_the_learners_notebooks_are_not_paired_with_a_py(tmp_path):
+    """Saving a notebook in work/ must not write a .py twin: the copy drops jupytext's pairing."""
+    workcopy.sync(tmp_path / "work")
+    nb = json.loads((tmp_path / "work" / "exercises" / "03_strides.ipynb").read_text(encoding="utf-8"))
+    assert "formats" not in nb["metadata"].get("jupytext", {})
+    assert nb["cells"] and nb["metadata"]["kernelspec"]
 
 
 def test_work_is_not_tracked():
