@@ -110,9 +110,13 @@ def run(cmd: list[str], step: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter
+    )
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--venv", type=Path, default=ROOT / ".venv", help="the venv to create or complete (default .venv)")
+    where.add_argument(
+        "--venv", type=Path, default=ROOT / ".venv", help="the venv to create or complete (default .venv)"
+    )
     where.add_argument("--here", action="store_true", help="install into the Python running this script")
     parser.add_argument("--dev", action="store_true", help="add requirements-dev.txt (make test, make lint)")
     parser.add_argument(
@@ -121,8 +125,14 @@ def main(argv: list[str] | None = None) -> int:
         default=os.environ.get("TORCH_INDEX") or "auto",
         help="torch's build: auto (CPU unless an NVIDIA driver is present), cpu, pypi (default: $TORCH_INDEX or auto)",
     )
-    parser.add_argument("--also", type=Path, action="append", default=[], metavar="FILE",
-                        help="another requirements file (the hub: hub/requirements.txt)")
+    parser.add_argument(
+        "--also",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="another requirements file (the hub: hub/requirements.txt)",
+    )
     parser.add_argument("--no-course", action="store_true", help="only the pinned packages, not torchcourse itself")
     parser.add_argument("--plan", action="store_true", help="say what would be done and downloaded; install nothing")
     args = parser.parse_args(argv)
@@ -130,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         args.torch = "pypi"
 
     if sys.version_info < MIN_PYTHON:
-        say(f"This course needs Python 3.11 or newer (3.11, 3.12, 3.13 are tested); this is {platform.python_version()}.")
+        say(f"This course needs Python 3.11 or newer (3.11-3.13 are tested); this is {platform.python_version()}.")
         return 1
 
     python = Path(sys.executable) if args.here else venv_python(args.venv.absolute())
@@ -172,13 +182,17 @@ def main(argv: list[str] | None = None) -> int:
         rc = 1
         if route == "cpu":
             if reachable(CPU_INDEX):
-                rc = run(pip + ["--timeout", "30", "--retries", "1", f"torch=={torch_pin}", "--index-url", CPU_INDEX],
-                         f"torch {torch_pin} (CPU build)")
+                rc = run(
+                    pip + ["--timeout", "30", "--retries", "1", f"torch=={torch_pin}", "--index-url", CPU_INDEX],
+                    f"torch {torch_pin} (CPU build)",
+                )
                 if rc:
                     say("PyTorch's CPU index failed; falling back to pip's own choice")
             else:
-                say(f"note: PyTorch's CPU index ({CPU_INDEX}) is unreachable from here; "
-                    "falling back to pip's own choice (on Linux x86-64 without a local wheel: the CUDA build, ~2.9 GB)")
+                say(
+                    f"note: PyTorch's CPU index ({CPU_INDEX}) is unreachable from here; "
+                    "falling back to pip's own choice (on Linux x86-64 without a local wheel: the CUDA build, ~2.9 GB)"
+                )
         if rc:
             if run(pip + [f"torch=={torch_pin}"], f"torch {torch_pin}"):
                 return 1

@@ -4,7 +4,8 @@ course, and JupyterLab opens on module 00; the first runs its preflight cell. Li
 learners' kernel processes; root and a wrong password are refused.
 
 Run by `make hub-test` (3-8 minutes on two busy cores: three JupyterLab servers and a torch
-kernel start, and the preflight compiles a function cold), not by `make test`: it needs root (the hub creates local users), the hub's venv
+kernel start, and the preflight compiles a function cold), not by `make test`: it needs root (the
+hub creates local users), the hub's venv
 (.hub/, `make hub-install`) and npm's proxy. Skipped unless HUB_TEST=1 and all of that is there.
 Screenshots: build/screenshots/hub/.
 """
@@ -155,7 +156,7 @@ def test_three_learners_log_in_get_the_course_and_run_the_preflight(hub):
         for name in LEARNERS:
             context, page = _login(browser, url, name, password)
             pages[name] = (context, page)
-        for name, (context, page) in pages.items():
+        for name, (_, page) in pages.items():
             # JupyterLab opens on module 00 of the learner's own copy
             page.wait_for_url(f"**/user/{name}/lab/tree/notebooks/00_start_here.ipynb*", timeout=240_000)
             page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)

@@ -133,7 +133,9 @@ def test_the_container_recipe_runs_the_script_and_copies_what_exists():
 def test_the_hub_installs_with_the_script_into_its_own_venv():
     make = _dry_run("hub-install")
     assert "scripts/install.py --venv .hub/venv --also hub/requirements.txt" in make
-    assert "/root/" not in make.split("scripts/install.py --venv .hub/venv")[0].splitlines()[-1], "learners cannot run it"
+    assert "/root/" not in make.split("scripts/install.py --venv .hub/venv")[0].splitlines()[-1], (
+        "learners cannot run it"
+    )
     assert "configurable-http-proxy@" in make
     assert "/.hub/" in (ROOT / ".gitignore").read_text() and "/work/" in (ROOT / ".gitignore").read_text()
 

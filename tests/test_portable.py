@@ -19,19 +19,79 @@ import pytest
 from torchcourse.authoring.course import ROOT
 
 # Modules of the standard library that a supported OS lacks.
-NOT_ON_WINDOWS = {"resource", "fcntl", "pwd", "grp", "termios", "tty", "pty", "posix", "crypt", "spwd", "syslog",
-                  "readline", "curses", "nis", "ossaudiodev", "posixpath_", "_posixsubprocess", "_posixshmem"}
+NOT_ON_WINDOWS = {
+    "resource",
+    "fcntl",
+    "pwd",
+    "grp",
+    "termios",
+    "tty",
+    "pty",
+    "posix",
+    "crypt",
+    "spwd",
+    "syslog",
+    "readline",
+    "curses",
+    "nis",
+    "ossaudiodev",
+    "posixpath_",
+    "_posixsubprocess",
+    "_posixshmem",
+}
 NOT_ON_UNIX = {"msvcrt", "winreg", "_winapi", "winsound", "nt", "_overlapped", "winerror"}
 NOT_ON_MACOS = {"ossaudiodev", "spwd"}
 PLATFORM_MODULES = NOT_ON_WINDOWS | NOT_ON_UNIX | NOT_ON_MACOS
 # Names of os and signal that Windows (W) or macOS (M) lacks.
 PLATFORM_NAMES = {
-    "os": {"killpg", "fork", "forkpty", "getuid", "geteuid", "getgid", "getegid", "setsid", "setpgrp", "getpgid",
-           "getpgrp", "sched_getaffinity", "sched_setaffinity", "sched_param", "nice", "getloadavg", "sync",
-           "mkfifo", "chown", "lchown", "uname", "wait3", "wait4", "WNOHANG", "getpwuid", "pipe2", "memfd_create",
-           "posix_fadvise", "sysconf"},
-    "signal": {"SIGKILL", "SIGALRM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGCHLD", "SIGSTOP", "SIGCONT",
-               "alarm", "setitimer", "pause", "pthread_kill", "pthread_sigmask", "siginterrupt"},
+    "os": {
+        "killpg",
+        "fork",
+        "forkpty",
+        "getuid",
+        "geteuid",
+        "getgid",
+        "getegid",
+        "setsid",
+        "setpgrp",
+        "getpgid",
+        "getpgrp",
+        "sched_getaffinity",
+        "sched_setaffinity",
+        "sched_param",
+        "nice",
+        "getloadavg",
+        "sync",
+        "mkfifo",
+        "chown",
+        "lchown",
+        "uname",
+        "wait3",
+        "wait4",
+        "WNOHANG",
+        "getpwuid",
+        "pipe2",
+        "memfd_create",
+        "posix_fadvise",
+        "sysconf",
+    },
+    "signal": {
+        "SIGKILL",
+        "SIGALRM",
+        "SIGHUP",
+        "SIGQUIT",
+        "SIGUSR1",
+        "SIGUSR2",
+        "SIGCHLD",
+        "SIGSTOP",
+        "SIGCONT",
+        "alarm",
+        "setitimer",
+        "pause",
+        "pthread_kill",
+        "pthread_sigmask",
+        "siginterrupt",
+    },
 }
 GUARD_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"}
 PLATFORM_TESTS = ("sys.platform", "os.name", "platform.system", "hasattr(")
@@ -62,9 +122,13 @@ def _imported_course_modules(tree: ast.AST, here: Path) -> set[str]:
             names |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             if node.level:  # relative: resolve against this file's package
-                package = here.relative_to(ROOT).with_suffix("").parts[: -node.level if here.name != "__init__.py" else None]
+                package = (
+                    here.relative_to(ROOT).with_suffix("").parts[: -node.level if here.name != "__init__.py" else None]
+                )
                 if here.name == "__init__.py":
-                    package = here.parent.relative_to(ROOT).parts[: len(here.parent.relative_to(ROOT).parts) - node.level + 1]
+                    package = here.parent.relative_to(ROOT).parts[
+                        : len(here.parent.relative_to(ROOT).parts) - node.level + 1
+                    ]
                 base = ".".join(package) + (f".{node.module}" if node.module else "")
             else:
                 base = node.module or ""
@@ -134,7 +198,9 @@ def _guard_functions(tree: ast.AST) -> set[str]:
         f.name
         for f in ast.walk(tree)
         if isinstance(f, ast.FunctionDef)
-        and any(isinstance(r, ast.Return) and r.value is not None and _tests_platform(r.value, set()) for r in ast.walk(f))
+        and any(
+            isinstance(r, ast.Return) and r.value is not None and _tests_platform(r.value, set()) for r in ast.walk(f)
+        )
     }
 
 
@@ -201,7 +267,8 @@ def test_the_walk_finds_what_it_must():
     good = ast.parse(
         "try:\n    import fcntl\nexcept ImportError:\n    fcntl = None\n"
         "import os\nif hasattr(os, 'killpg'):\n    os.killpg(1, 2)\n"
-        "def f():\n    if not hasattr(os, 'sched_setaffinity'):\n        return None\n    return os.sched_getaffinity(0)\n"
+        "def f():\n    if not hasattr(os, 'sched_setaffinity'):\n        return None\n"
+        "    return os.sched_getaffinity(0)\n"
     )
     assert unguarded(good) == []
     worker = ast.parse('W = """\nimport json, resource\n"""\n')
