@@ -196,7 +196,7 @@ def predict_back_to_train(model, x):
 
 
 def predict_restore_layers_only(model, x):
-    layers = [m for m in model.modules() if isinstance(m, (torch.nn.Dropout, torch.nn.BatchNorm1d))]
+    layers = [m for m in model.modules() if not any(True for _ in m.children())]  # every leaf layer
     flags = [m.training for m in layers]
     for m in layers:
         m.eval()
