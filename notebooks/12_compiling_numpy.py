@@ -1489,6 +1489,39 @@ else:
 # * [`torch._logging.set_logs`](https://docs.pytorch.org/docs/stable/generated/torch._logging.set_logs.html):
 #   `output_code` and the other logs, and how `TORCH_LOGS` takes precedence.
 
+# %% [markdown] tags=["verified"]
+# <details class="verified-facts">
+# <summary><b>Verified</b>: 23 statements of this lesson are tested facts, 1 tracking a known torch bug. Open for the torch releases each one was tested on.</summary>
+# <table class="verified-facts">
+# <tr><th>statement</th></tr>
+# <tr><td>“the setting is read once per process, the first time compiled code needs a default dtype”</td></tr>
+# <tr><td>“Results that NumPy returns as scalars come back as 0-d arrays.”</td></tr>
+# <tr><td>“Adding 100 to an int8 array stays int8 and wraps around past 127; a <code>np.float64</code> scalar turns a float32 array into float64, where a Python float does not”</td></tr>
+# <tr><td>“a value that does not fit that dtype at all, such as 1000 for int8, is an error”</td></tr>
+# <tr><td>“Dividing integer arrays gives float64 in NumPy and float32 compiled (PyTorch&#x27;s default float, whatever <code>numpy_default_float</code> says); the square root of int8 values gives NumPy&#x27;s smallest fitting float, float16, and float64 compiled.”</td></tr>
+# <tr><td>“Called without <code>torch.compile</code>, the wrapper converts CPU tensors to NumPy arrays and back and NumPy runs the code; a tensor that requires grad or lives on a GPU is refused, as <code>.numpy()</code> refuses it.”</td></tr>
+# <tr><td>“Outside <code>torch.compile</code>, <code>.numpy()</code> really converts, and it refuses a tensor that requires grad”</td></tr>
+# <tr><td>“The number of iterations is baked into the graph, so a different number compiles a new graph.”</td></tr>
+# <tr><td>“From rows: two int64 vector loads, a mask and a shift, a narrowing to int32, and the bit cast, for which inductor (torch 2.13) has no vector form. An operation without one is done one lane at a time”</td></tr>
+# <tr><td>“<code>X[:, 0]</code> is a stride-2 view, and the compiled NumPy loop fills each vector from it one float at a time”</td></tr>
+# <tr><td>“glibc&#x27;s <code>malloc</code> serves a block above its mmap threshold (128 KiB at first, rising up to 32 MiB) with fresh pages from the operating system and returns them when the block is freed, so every call pays one page fault per 4 KiB page on first touch.”</td></tr>
+# <tr><td>“Changing torch&#x27;s thread count makes each compiled function compile once more (dynamo&#x27;s guards include the thread count: the recompile log says <code>GLOBAL_STATE changed: num_threads</code>)”</td></tr>
+# <tr><td>“it fills a tensor from torch&#x27;s random generator, and <code>np.random.seed(s)</code> there calls <code>torch.manual_seed(s)</code>. NumPy&#x27;s own generator is never read.”</td></tr>
+# <tr><td>“With the default backend the numbers can differ again: for <code>np.random.randn</code> inductor generates its own random-number code, seeded from torch&#x27;s generator on every call.”</td></tr>
+# <tr><td>“Only the functions <code>torch._numpy.random</code> implements are traced this way: <code>seed</code>, <code>rand</code>, <code>randn</code>, <code>random_sample</code> (and its names <code>random</code> and <code>sample</code>), <code>uniform</code>, <code>normal</code>, <code>randint</code>, <code>choice</code> and <code>shuffle</code>. Any other <code>np.random</code> call, such as <code>np.random.standard_normal</code> or a <code>np.random.default_rng()</code> generator, is not traced: it breaks the graph and runs in NumPy, with NumPy&#x27;s numbers”</td></tr>
+# <tr><td>“<code>torch._dynamo.config.use_numpy_random_stream = True</code> asks for NumPy&#x27;s numbers everywhere: dynamo then refuses to trace every <code>np.random</code> call and breaks the graph there, so NumPy itself draws them.”</td></tr>
+# <tr><td>“Three kinds of code end a graph: a NumPy function it lacks (in torch 2.13 <code>np.polyval</code>, <code>np.isin</code>, <code>np.digitize</code>, <code>np.partition</code> and <code>np.trapezoid</code>, among others), a dtype a tensor cannot hold (strings, Python objects), and a method whose result is not an array (<code>.tolist()</code> of floats). Dynamo runs such a call in plain NumPy and compiles the code before and after it as separate graphs”</td></tr>
+# <tr><td>“In the Numba loop as its users write it, the innermost loops run over the coordinates and the means and carry the best distance from one mean to the next, so the loop over the points is not made into vector code”</td></tr>
+# <tr><td>“computes the distances in one fused loop, without NumPy&#x27;s <code>(k, n, d)</code> array of differences, but at the benchmark&#x27;s size it still writes the <code>(k, n)</code> distances”</td></tr>
+# <tr><td>“an in-place operation on an argument changes the caller&#x27;s array, and a slice it returns is a view of the input”</td></tr>
+# <tr><td>“Compiled NumPy keeps the input&#x27;s dtype (<code>torch._numpy</code> passes <code>dtype=a.dtype</code> when you give none), so the running total wraps past 127 without a word.”<br><i>Tracks an upstream bug: pytorch/pytorch#198056 (np.cumsum(int8) overflows in int8 under torch.compile); once torch._numpy widens like NumPy, lesson 12&#x27;s cumsum cell, its prediction 12.p3 and this sentence change</i></td></tr>
+# <tr><td>“They never change inside the loop, but the loop also stores through an <code>int8_t*</code>, and in C++ a pointer to bytes may point anywhere, the means included, so the compiler must assume a store can change them. Declare the output <code>__restrict__</code> (it aliases nothing) and the same C++ compiles with the broadcasts moved out of the loop”</td></tr>
+# <tr><td>“inductor compiles with <code>-ffp-contract=off</code>, so <code>x * w + b</code> stays a multiply and an add, rounded twice as eager torch rounds it, on a CPU that has FMA (the same command line passes <code>-mfma</code>)”</td></tr>
+# </table>
+# </details>
+#
+# Every fact of the course on every release: [the verified-facts matrix](../docs/verified-facts.md). Runs that kept no per-fact outcomes (no tick claimed): torch [2.10.0](../docs/drift/drift-2.10.0.md), 2.13.0 (pinned), [2.15.0](../docs/drift/drift-2.15.0.md).
+
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/12_compiling_numpy.ipynb](../exercises/12_compiling_numpy.ipynb) ·
 # **Previous:** [11 · Graph breaks](11_graph_breaks.ipynb) ·

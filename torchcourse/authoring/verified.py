@@ -34,9 +34,9 @@ from torchcourse.preflight import EXPECTED_TORCH
 TAG = "verified"
 DRIFT_DIR = ROOT / "docs" / "drift"
 MATRIX = ROOT / "docs" / "verified-facts.md"
-# Until every lesson carries the block, the build refreshes it only where a lesson has one
-# (add one with ``python -m torchcourse.authoring.verified --add notebooks/NN_x.py``).
-EVERY_LESSON = False
+# Every lesson carries the block (False: only where a lesson has one, as while it was rolled out;
+# ``python -m torchcourse.authoring.verified --add notebooks/NN_x.py`` adds one, markdown only).
+EVERY_LESSON = True
 MARK = {"passed": "✓", "failed": "✗ failed", "skipped": "skipped", None: "not recorded"}
 
 
