@@ -104,7 +104,7 @@ def test_bools_ints_and_odd_predictions():
 
 
 def test_reveal_records_the_verdict(capsys, monkeypatch, tmp_path):
-    from torchcourse.progress_store import load
+    from torchcourse.progress import load
 
     monkeypatch.setenv("TORCHCOURSE_PROGRESS", str(tmp_path / "p.json"))
     _verdict(capsys, "05.p1", 2, 2)

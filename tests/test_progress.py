@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from torchcourse import progress_store
+import torchcourse.progress as progress_store
 from torchcourse.progress_report import catalogue, format_room, learner_table, main, read_room, room_table
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,7 +19,7 @@ import math
 import re
 from typing import Any, Sequence
 
-from torchcourse import claims
+import torchcourse.claims as claims
 
 RIGHT, WRONG, TODO = "✓", "✗", "…"
 PREDICTION_ID = re.compile(r"^\d\d\.p\d+$")
@@ -185,7 +185,7 @@ def reveal(
 def _record(pid: str, verdict: str) -> None:
     """Keep the latest verdict for progress(); never let bookkeeping break a lesson."""
     try:
-        from torchcourse.progress_store import record
+        from torchcourse.progress import record
 
         record("predictions", pid, "wrong" if verdict == "invalid" else verdict)
     except Exception:

@@ -14,10 +14,40 @@ JupyterHub folder with one file per learner) into one table and ``room-progress.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+KINDS = ("exercises", "predictions")
+VERSION = 1
+
+
+def _empty() -> dict[str, Any]:
+    return {"version": VERSION, **{k: {} for k in KINDS}}
+
+
+def load(path: Path) -> dict[str, Any]:
+    """The verdicts in ``path`` (empty when missing or unreadable: a corrupt file never
+    stops a lesson)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return _empty()
+    except (OSError, ValueError):
+        return _empty()
+    if not isinstance(data, dict):
+        return _empty()
+    out = _empty()
+    for kind in KINDS:
+        entries = data.get(kind)
+        if isinstance(entries, dict):
+            out[kind] = {
+                str(k): v for k, v in entries.items() if isinstance(v, dict) and isinstance(v.get("verdict"), str)
+            }
+    return out
+
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECK_ID = re.compile(r"""\bcheck\(\s*["'](\d\d\.\d+)["']""")
@@ -161,8 +191,6 @@ def find_files(paths: list[Path]) -> list[Path]:
 def read_room(files: list[Path]) -> tuple[list[dict[str, Any]], list[Path]]:
     """The learners' verdicts, and the files skipped (unreadable, or not a progress file)."""
     import json
-
-    from torchcourse.progress_store import KINDS, load
 
     learners, skipped = [], []
     for f in files:
