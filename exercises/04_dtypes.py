@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 04 · Dtypes: exercises
@@ -211,25 +211,6 @@ check("04.7", variance)
 
 
 # %% [markdown]
-# ### 04.8 · Stable quadratic roots (stretch)
-#
-# `b` and `c` are float32 tensors of shape `(N,)`: N equations x² + bx + c = 0, each with two real
-# roots, |b| between 100 and 10⁹. Write `quadratic_roots(b, c)` that returns a float32 tensor of
-# shape `(N, 2)`: column 0 the root of **smaller** magnitude, column 1 the larger, each accurate to
-# about 5 digits. The textbook formula loses the small root to cancellation, in float32 and, for
-# |b| near 10⁹, in float64 too.
-
-
-# %%
-def quadratic_roots(b, c):
-    # YOUR CODE HERE
-    raise NotImplementedError
-
-
-check("04.8", quadratic_roots)
-
-
-# %% [markdown]
 # ### 04.9 · Build in another default dtype, and put the default back
 #
 # `build` is a function with no arguments that makes some tensors (for example
@@ -287,6 +268,25 @@ def close_enough(got, want):
 
 
 check("04.11", close_enough)
+
+# %% [markdown]
+# ### 04.8 · Stable quadratic roots (stretch)
+#
+# `b` and `c` are float32 tensors of shape `(N,)`: N equations x² + bx + c = 0, each with two real
+# roots, |b| between 100 and 10⁹. Write `quadratic_roots(b, c)` that returns a float32 tensor of
+# shape `(N, 2)`: column 0 the root of **smaller** magnitude, column 1 the larger, each accurate to
+# about 5 digits. The textbook formula loses the small root to cancellation, in float32 and, for
+# |b| near 10⁹, in float64 too.
+
+
+# %%
+def quadratic_roots(b, c):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("04.8", quadratic_roots)
+
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [04 · Dtypes](../notebooks/04_dtypes.ipynb) ·

@@ -64,7 +64,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 07 · GPU offload: exercises
@@ -190,25 +190,6 @@ check("07.6", batch_to)
 
 
 # %% [markdown]
-# ### 07.7 · Pack small tensors into one transfer (stretch)
-#
-# Each transfer has a fixed cost, so moving one buffer beats moving many small tensors.
-# Write `pack(tensors)` that takes a list of tensors of one dtype but any shapes (some may
-# be non-contiguous, such as a transpose) and returns `(flat, shapes)`: `flat` a 1-D tensor
-# holding all their elements one tensor after another (each in row-major order), and
-# `shapes` a list of their shapes as tuples, so the receiver can rebuild them with
-# `flat.split(...)` and `reshape`.
-
-
-# %%
-def pack(tensors):
-    # YOUR CODE HERE
-    raise NotImplementedError
-
-
-check("07.7", pack)
-
-# %% [markdown]
 # ### 07.8 · Time queued device work
 #
 # On an accelerator, `fn()` only queues its work and returns at once. Write
@@ -314,6 +295,25 @@ def memory_counters(events):
 
 check("07.11", memory_counters)
 
+
+# %% [markdown]
+# ### 07.7 · Pack small tensors into one transfer (stretch)
+#
+# Each transfer has a fixed cost, so moving one buffer beats moving many small tensors.
+# Write `pack(tensors)` that takes a list of tensors of one dtype but any shapes (some may
+# be non-contiguous, such as a transpose) and returns `(flat, shapes)`: `flat` a 1-D tensor
+# holding all their elements one tensor after another (each in row-major order), and
+# `shapes` a list of their shapes as tuples, so the receiver can rebuild them with
+# `flat.split(...)` and `reshape`.
+
+
+# %%
+def pack(tensors):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("07.7", pack)
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [07 · GPU offload](../notebooks/07_gpu_offload.ipynb) ·

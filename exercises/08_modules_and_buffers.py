@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 08 · nn.Module as a container for computation: exercises
@@ -186,45 +186,6 @@ check("08.5", predict)
 
 
 # %% [markdown]
-# ### 08.6 · A lazy projection buffer (stretch)
-#
-# Complete `LazyProjection`: it projects each row `x` onto the column space of `A`, with
-# `P = A @ torch.linalg.pinv(A)` and output `x @ P.T`, as in the lesson. `P` must be built
-# **on the first call**, not in `__init__`, kept as a **buffer** afterwards (so `.to()` moves
-# it, and later calls use it instead of building it again), and **not saved** by
-# `state_dict()` (it is derived from `A`). Before the first call the module's only buffer is
-# `A`.
-
-
-# %%
-class LazyProjection(nn.Module):
-    def __init__(self, A):
-        super().__init__()
-        self.A = nn.Buffer(A)
-        # YOUR CODE HERE
-        raise NotImplementedError
-
-    def forward(self, x):
-        # YOUR CODE HERE
-        raise NotImplementedError
-
-
-def inspect_lazy(A, x):
-    m = LazyProjection(A)
-    before = ", ".join(name for name, _ in m.named_buffers())
-    y = m(x)
-    return {
-        "output": y,
-        "buffers before the first call": before,
-        "buffers after the first call": ", ".join(name for name, _ in m.named_buffers()),
-        "state_dict keys after the first call": ", ".join(m.state_dict()),
-    }
-
-
-check("08.6", inspect_lazy)
-
-
-# %% [markdown]
 # ### 08.7 · Predict, and leave the model as you found it
 #
 # A function that predicts in the middle of training must not switch the model out of
@@ -264,6 +225,45 @@ def freeze_batchnorm(model):
 
 
 check("08.8", freeze_batchnorm)
+
+# %% [markdown]
+# ### 08.6 · A lazy projection buffer (stretch)
+#
+# Complete `LazyProjection`: it projects each row `x` onto the column space of `A`, with
+# `P = A @ torch.linalg.pinv(A)` and output `x @ P.T`, as in the lesson. `P` must be built
+# **on the first call**, not in `__init__`, kept as a **buffer** afterwards (so `.to()` moves
+# it, and later calls use it instead of building it again), and **not saved** by
+# `state_dict()` (it is derived from `A`). Before the first call the module's only buffer is
+# `A`.
+
+
+# %%
+class LazyProjection(nn.Module):
+    def __init__(self, A):
+        super().__init__()
+        self.A = nn.Buffer(A)
+        # YOUR CODE HERE
+        raise NotImplementedError
+
+    def forward(self, x):
+        # YOUR CODE HERE
+        raise NotImplementedError
+
+
+def inspect_lazy(A, x):
+    m = LazyProjection(A)
+    before = ", ".join(name for name, _ in m.named_buffers())
+    y = m(x)
+    return {
+        "output": y,
+        "buffers before the first call": before,
+        "buffers after the first call": ", ".join(name for name, _ in m.named_buffers()),
+        "state_dict keys after the first call": ", ".join(m.state_dict()),
+    }
+
+
+check("08.6", inspect_lazy)
+
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [08 · nn.Module as a container for computation](../notebooks/08_modules_and_buffers.ipynb) ·

@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 09 · torch.compile: fusion and overhead: exercises
@@ -182,24 +182,6 @@ check("09.5", hit_or_miss)
 
 
 # %% [markdown]
-# ### 09.6 · Monte Carlo π in chunks (stretch)
-#
-# Fusion keeps intermediates out of memory. Without a compiler you can bound their size by
-# hand: work through the samples in chunks. Write `pi_chunked(x, y, chunk)` that estimates π
-# from the samples `x, y` (as in the lesson, `4 · fraction with x² + y² ≤ 1`) while never
-# building a temporary tensor longer than `chunk`. Return a 0-d float32 tensor; `n` need not
-# be a multiple of `chunk`.
-
-
-# %%
-def pi_chunked(x, y, chunk):
-    # YOUR CODE HERE
-    raise NotImplementedError
-
-
-check("09.6", pi_chunked)
-
-# %% [markdown]
 # ### 09.7 · Name the kernels inductor generates
 #
 # Write `kernel_names(fn, x)`: compile `fn` with `torch.compile(fn)` (inductor, the default
@@ -282,6 +264,24 @@ def compiled_dropout(x, p, seed):
 
 check("09.10", compiled_dropout)
 
+
+# %% [markdown]
+# ### 09.6 · Monte Carlo π in chunks (stretch)
+#
+# Fusion keeps intermediates out of memory. Without a compiler you can bound their size by
+# hand: work through the samples in chunks. Write `pi_chunked(x, y, chunk)` that estimates π
+# from the samples `x, y` (as in the lesson, `4 · fraction with x² + y² ≤ 1`) while never
+# building a temporary tensor longer than `chunk`. Return a 0-d float32 tensor; `n` need not
+# be a multiple of `chunk`.
+
+
+# %%
+def pi_chunked(x, y, chunk):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("09.6", pi_chunked)
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [09 · torch.compile: fusion and overhead](../notebooks/09_compile_fusion.ipynb) ·

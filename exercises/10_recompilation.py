@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 10 · Recompilation and dynamic shapes: exercises
@@ -174,25 +174,6 @@ check("10.5", compiles_past_limit)
 
 
 # %% [markdown]
-# ### 10.6 · Static or dynamic? Write a backend that tells (stretch)
-#
-# A backend is any function `backend(gm, example_inputs)` that receives the captured graph
-# (a `torch.fx.GraphModule`) and returns a callable to run it. Write `graph_kinds(sizes)`:
-# compile `f(x) = torch.sin(x) + 1` with a backend of your own that records, for every graph
-# it receives, `"static"` or `"dynamic"` (does the graph take a symbolic size?); call it on
-# `torch.ones(n)` for each `n` in `sizes`; return the list of records, in compile order.
-
-
-# %%
-def graph_kinds(sizes):
-    # YOUR CODE HERE
-    raise NotImplementedError
-
-
-check("10.6", graph_kinds)
-
-
-# %% [markdown]
 # ### 10.7 · One graph for every batch, empty and single ones included
 #
 # A service receives batches of any number of rows, 0 and 1 included, always with the same
@@ -212,6 +193,25 @@ def serve(fn, batches):
 
 
 check("10.7", serve)
+
+# %% [markdown]
+# ### 10.6 · Static or dynamic? Write a backend that tells (stretch)
+#
+# A backend is any function `backend(gm, example_inputs)` that receives the captured graph
+# (a `torch.fx.GraphModule`) and returns a callable to run it. Write `graph_kinds(sizes)`:
+# compile `f(x) = torch.sin(x) + 1` with a backend of your own that records, for every graph
+# it receives, `"static"` or `"dynamic"` (does the graph take a symbolic size?); call it on
+# `torch.ones(n)` for each `n` in `sizes`; return the list of records, in compile order.
+
+
+# %%
+def graph_kinds(sizes):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("10.6", graph_kinds)
+
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [10 · Recompilation and dynamic shapes](../notebooks/10_recompilation.ipynb) ·

@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 11 · Graph breaks: exercises
@@ -197,34 +197,6 @@ check("11.5", one_graph(safe_standardise))
 
 
 # %% [markdown]
-# ### 11.6 · A piecewise loss without a loop (stretch)
-#
-# The Huber loss of a tensor `x` with threshold `delta` is the mean over elements of
-# `0.5·v²` where `|v| <= delta` and `delta·(|v| − delta/2)` elsewhere. Written as a loop,
-# with an `if` per element, it does not compile at all: the `if` breaks the graph inside the
-# `for` loop, so Dynamo gives up on the whole function ("graph break in loop", `gb7000`) and
-# runs it eagerly, one element at a time (`explain` reports 0 graphs):
-#
-# ```python
-# def huber(x, delta):
-#     total = 0.0
-#     for v in x.flatten():
-#         total = total + (0.5 * v * v if v.abs() <= delta else delta * (v.abs() - 0.5 * delta))
-#     return total / x.numel()
-# ```
-#
-# Write `huber(x, delta)` as one tensor expression that returns a 0-d tensor of `x`'s dtype.
-
-
-# %%
-def huber(x, delta):
-    # YOUR CODE HERE
-    raise NotImplementedError
-
-
-check("11.6", one_graph(huber))
-
-# %% [markdown]
 # ### 11.7 · Opaque NumPy code inside one graph
 #
 # `bins_np(a)` labels each value of a 1-D float NumPy array with its bin among the edges 0.25,
@@ -278,6 +250,34 @@ def run_all(step, xs):
 
 check("11.8", run_all)
 
+
+# %% [markdown]
+# ### 11.6 · A piecewise loss without a loop (stretch)
+#
+# The Huber loss of a tensor `x` with threshold `delta` is the mean over elements of
+# `0.5·v²` where `|v| <= delta` and `delta·(|v| − delta/2)` elsewhere. Written as a loop,
+# with an `if` per element, it does not compile at all: the `if` breaks the graph inside the
+# `for` loop, so Dynamo gives up on the whole function ("graph break in loop", `gb7000`) and
+# runs it eagerly, one element at a time (`explain` reports 0 graphs):
+#
+# ```python
+# def huber(x, delta):
+#     total = 0.0
+#     for v in x.flatten():
+#         total = total + (0.5 * v * v if v.abs() <= delta else delta * (v.abs() - 0.5 * delta))
+#     return total / x.numel()
+# ```
+#
+# Write `huber(x, delta)` as one tensor expression that returns a 0-d tensor of `x`'s dtype.
+
+
+# %%
+def huber(x, delta):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("11.6", one_graph(huber))
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [11 · Graph breaks](../notebooks/11_graph_breaks.ipynb) ·

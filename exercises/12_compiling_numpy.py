@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 12 · Compiling NumPy code: exercises
@@ -186,24 +186,6 @@ print("nearest by distance:", torch.cdist(pts, centres).argmin(dim=1).tolist())
 
 
 # %% [markdown]
-# ### 12.6 · Labels into a reused int8 buffer (stretch)
-#
-# Write `assign_into(out, X, means)` that writes the index of the nearest mean of each point
-# into the preallocated int8 tensor `out` (shape `(n,)`), **in place**, and returns `out`, as
-# PyTorch's `out=` arguments do. Reusing one buffer saves an allocation on every call (and, for
-# an output above the allocator's mmap threshold, 32 MiB at most with glibc, a page fault per
-# 4 KiB page on every call), and int8 writes 1 byte a label instead of 8.
-
-
-# %%
-def assign_into(out, X, means):
-    # YOUR CODE HERE
-    raise NotImplementedError
-
-
-check("12.6", assign_into)
-
-# %% [markdown]
 # ### 12.7 · What the compiled NumPy function returns
 #
 # Compiled NumPy code runs as torch operations, and what comes back is not always what NumPy
@@ -300,6 +282,24 @@ def seeded_call(fn, x, seed):
 
 check("12.10", seeded_call)
 
+
+# %% [markdown]
+# ### 12.6 · Labels into a reused int8 buffer (stretch)
+#
+# Write `assign_into(out, X, means)` that writes the index of the nearest mean of each point
+# into the preallocated int8 tensor `out` (shape `(n,)`), **in place**, and returns `out`, as
+# PyTorch's `out=` arguments do. Reusing one buffer saves an allocation on every call (and, for
+# an output above the allocator's mmap threshold, 32 MiB at most with glibc, a page fault per
+# 4 KiB page on every call), and int8 writes 1 byte a label instead of 8.
+
+
+# %%
+def assign_into(out, X, means):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("12.6", assign_into)
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [12 · Compiling NumPy code](../notebooks/12_compiling_numpy.ipynb) ·

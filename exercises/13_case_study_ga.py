@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-25.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
 
 # %% [markdown]
 # # 13 · Case study: genetic-algorithm fitness: exercises
@@ -188,6 +188,27 @@ check("13.6", best_k)
 
 
 # %% [markdown]
+# ### 13.8 · Fitness and selection in one graph
+#
+# Write `select_parents(pop, pairs)` for function 2: compute each individual's cost with
+# `ga.fitness2_torch(pop)` (`inf` where infeasible), let each row of `pairs` (shape `(M, 2)`)
+# pick the individual with the lower cost (the first of the two on a tie, as in 13.4), and
+# return `(parents, parents' cost)`, shapes `(M, 3)` and `(M,)`. Write it so that
+# `torch.compile(select_parents, fullgraph=True)` captures it as **one graph**: no Python `if`
+# on a tensor's value, no `.item()` or `.tolist()`, even for a population in which nothing is
+# feasible. Then the whole step compiles into fused kernels, as in the lesson.
+
+
+# %%
+def select_parents(pop, pairs):
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+check("13.8", select_parents)
+
+
+# %% [markdown]
 # ### 13.7 · One whole generation (stretch)
 #
 # Write `ga_generation(pop, cost, pairs, blend, mutate, noise)` for function 2, the step
@@ -210,27 +231,6 @@ def ga_generation(pop, cost, pairs, blend, mutate, noise):
 
 
 check("13.7", ga_generation)
-
-# %% [markdown]
-# ### 13.8 · Fitness and selection in one graph
-#
-# Write `select_parents(pop, pairs)` for function 2: compute each individual's cost with
-# `ga.fitness2_torch(pop)` (`inf` where infeasible), let each row of `pairs` (shape `(M, 2)`)
-# pick the individual with the lower cost (the first of the two on a tie, as in 13.4), and
-# return `(parents, parents' cost)`, shapes `(M, 3)` and `(M,)`. Write it so that
-# `torch.compile(select_parents, fullgraph=True)` captures it as **one graph**: no Python `if`
-# on a tensor's value, no `.item()` or `.tolist()`, even for a population in which nothing is
-# feasible. Then the whole step compiles into fused kernels, as in the lesson.
-
-
-# %%
-def select_parents(pop, pairs):
-    # YOUR CODE HERE
-    raise NotImplementedError
-
-
-check("13.8", select_parents)
-
 
 # %% [markdown] tags=["course-nav"]
 # **Back to the lesson:** [13 · Case study: genetic-algorithm fitness](../notebooks/13_case_study_ga.ipynb) ·
