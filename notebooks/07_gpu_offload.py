@@ -469,7 +469,7 @@ for mib in (4, 16, 48, 64):
     src = torch.ones(mib * 2**18)  # mib MiB of float32
     dst_mib = torch.empty_like(src)
     dst_mib.copy_(src)
-    t_copy, t_clone = interleaved([lambda: dst_mib.copy_(src), src.clone], rounds=5, threads=1)
+    t_copy, t_clone = interleaved([lambda: dst_mib.copy_(src), src.clone], rounds=5, threads=1, varies=(1,))
     clone_over_copy[mib] = t_clone / t_copy
     faults = page_faults(src.clone)
     print(
@@ -1182,37 +1182,38 @@ torch.ones(2, device="meta").numpy()
 # <details class="verified-facts">
 # <summary><b>Verified</b>: 26 statements of this lesson are tested facts. Open for the torch releases each one was tested on.</summary>
 # <table class="verified-facts">
-# <tr><th>statement</th></tr>
-# <tr><td>“A 0-d CPU tensor (a scalar such as <code>torch.tensor(2.0)</code>) combines with a tensor on any device”</td></tr>
-# <tr><td>“A 1-element tensor with a dimension (<code>torch.tensor([2.0])</code>) is not a scalar and fails like any other.”</td></tr>
-# <tr><td>“an index tensor on the CPU is copied to the indexed tensor&#x27;s device for you”</td></tr>
-# <tr><td>“As a rule, the tensors of one operation must live on the same device, and PyTorch does not move one of them to the other&#x27;s device for you.”</td></tr>
-# <tr><td>“<code>t.to(device)</code> returns a copy on <code>device</code>, or <code>t</code> itself when it is already there. It never changes <code>t</code>.”</td></tr>
-# <tr><td>“its tensors have a shape, a dtype and a device but no data”</td></tr>
-# <tr><td>“<code>non_blocking=True</code> is accepted on any copy; without a GPU it changes nothing.”</td></tr>
-# <tr><td>“Without an accelerator the call fails (a CPU-only build of PyTorch says <code>Cannot access accelerator device when none is available</code>; a CUDA build on a machine without a GPU says <code>Found no NVIDIA driver on your system</code>), and <code>torch.ones(..., pin_memory=True)</code> fails too.”</td></tr>
-# <tr><td>“<code>torch.accelerator.synchronize()</code> needs an accelerator: on a machine without one it raises instead of doing nothing”</td></tr>
-# <tr><td>“A CPU-only build of PyTorch fails with <code>AssertionError: Torch not compiled with CUDA enabled</code>”</td></tr>
-# <tr><td>“calls <code>torch.accelerator.synchronize()</code> when an accelerator is present and then reads the ordinary wall clock (<code>timeit.default_timer</code>)”</td></tr>
-# <tr><td>“runs on one thread unless you pass <code>num_threads</code>”</td></tr>
-# <tr><td>“<code>.numpy()</code> refuses a tensor on another device”</td></tr>
-# <tr><td>“Freeing a tensor then never waits for the device.”</td></tr>
-# <tr><td>“<code>del t</code> returns the block to PyTorch&#x27;s cache: <code>memory_allocated()</code> drops, <code>memory_reserved()</code> and <code>nvidia-smi</code> do not.”</td></tr>
-# <tr><td>“<code>empty_cache()</code> hands the cached free blocks back to the driver: it frees no live tensor”</td></tr>
-# <tr><td>“<code>reset_peak_memory_stats()</code>, which sets the peak to what is allocated at that moment (not to zero)”</td></tr>
-# <tr><td>“Each of these exists as <code>torch.cuda.&lt;name&gt;</code> and, for whichever accelerator the build supports, as <code>torch.accelerator.&lt;name&gt;</code>”</td></tr>
-# <tr><td>“torch 2.13&#x27;s CPU-only build raises (like <code>synchronize()</code>), while its CUDA build on a machine without a GPU (what <code>pip install torch</code> gives on Linux) and torch 2.15 return 0”</td></tr>
-# <tr><td>“the allocator rounds each request up to a multiple of 512 bytes”</td></tr>
-# <tr><td>“the driver&#x27;s own context takes device memory that none of these counters shows”</td></tr>
-# <tr><td>“<code>torch.OutOfMemoryError</code> (also reachable as <code>torch.cuda.OutOfMemoryError</code>), a subclass of <code>RuntimeError</code>”</td></tr>
-# <tr><td>“whose message says how much it tried to allocate, the device&#x27;s total capacity and how much of it is free, and how much of the memory PyTorch holds is allocated and how much is reserved but unallocated”</td></tr>
-# <tr><td>“A request the operating system refuses outright raises a plain <code>RuntimeError</code>: asking for 4 EiB (2⁶² bytes, more than any machine can address) fails at once, without touching memory”</td></tr>
-# <tr><td>“<code>torch.empty</code> only reserves address space, and the kernel finds physical pages when they are first written.”</td></tr>
-# <tr><td>“above the allocator&#x27;s threshold (32 MiB with glibc) that is fresh memory, and the clone pays the operating system&#x27;s page faults on it”</td></tr>
+# <tr><th>statement</th><th>torch 2.13.0 (pinned)</th></tr>
+# <tr><td>“A 0-d CPU tensor (a scalar such as <code>torch.tensor(2.0)</code>) combines with a tensor on any device”</td><td>✓</td></tr>
+# <tr><td>“A 1-element tensor with a dimension (<code>torch.tensor([2.0])</code>) is not a scalar and fails like any other.”</td><td>✓</td></tr>
+# <tr><td>“an index tensor on the CPU is copied to the indexed tensor&#x27;s device for you”</td><td>✓</td></tr>
+# <tr><td>“As a rule, the tensors of one operation must live on the same device, and PyTorch does not move one of them to the other&#x27;s device for you.”</td><td>✓</td></tr>
+# <tr><td>“<code>t.to(device)</code> returns a copy on <code>device</code>, or <code>t</code> itself when it is already there. It never changes <code>t</code>.”</td><td>✓</td></tr>
+# <tr><td>“its tensors have a shape, a dtype and a device but no data”</td><td>✓</td></tr>
+# <tr><td>“<code>non_blocking=True</code> is accepted on any copy; without a GPU it changes nothing.”</td><td>✓</td></tr>
+# <tr><td>“Without an accelerator the call fails (a CPU-only build of PyTorch says <code>Cannot access accelerator device when none is available</code>; a CUDA build on a machine without a GPU says <code>Found no NVIDIA driver on your system</code>), and <code>torch.ones(..., pin_memory=True)</code> fails too.”</td><td>✓</td></tr>
+# <tr><td>“<code>torch.accelerator.synchronize()</code> needs an accelerator: on a machine without one it raises instead of doing nothing”</td><td>✓</td></tr>
+# <tr><td>“A CPU-only build of PyTorch fails with <code>AssertionError: Torch not compiled with CUDA enabled</code>”</td><td>✓</td></tr>
+# <tr><td>“calls <code>torch.accelerator.synchronize()</code> when an accelerator is present and then reads the ordinary wall clock (<code>timeit.default_timer</code>)”</td><td>✓</td></tr>
+# <tr><td>“runs on one thread unless you pass <code>num_threads</code>”</td><td>✓</td></tr>
+# <tr><td>“<code>.numpy()</code> refuses a tensor on another device”</td><td>✓</td></tr>
+# <tr><td>“Freeing a tensor then never waits for the device.”</td><td title="(&#x27;/work/main/tests/facts/l07.py&#x27;, 184, &#x27;Skipped: the sentence states what the CUDA caching allocator does: needs a CUDA GPU&#x27;)">skipped</td></tr>
+# <tr><td>“<code>del t</code> returns the block to PyTorch&#x27;s cache: <code>memory_allocated()</code> drops, <code>memory_reserved()</code> and <code>nvidia-smi</code> do not.”</td><td title="(&#x27;/work/main/tests/facts/l07.py&#x27;, 184, &#x27;Skipped: the sentence states what the CUDA caching allocator does: needs a CUDA GPU&#x27;)">skipped</td></tr>
+# <tr><td>“<code>empty_cache()</code> hands the cached free blocks back to the driver: it frees no live tensor”</td><td title="(&#x27;/work/main/tests/facts/l07.py&#x27;, 184, &#x27;Skipped: the sentence states what the CUDA caching allocator does: needs a CUDA GPU&#x27;)">skipped</td></tr>
+# <tr><td>“<code>reset_peak_memory_stats()</code>, which sets the peak to what is allocated at that moment (not to zero)”</td><td title="(&#x27;/work/main/tests/facts/l07.py&#x27;, 184, &#x27;Skipped: the sentence states what the CUDA caching allocator does: needs a CUDA GPU&#x27;)">skipped</td></tr>
+# <tr><td>“Each of these exists as <code>torch.cuda.&lt;name&gt;</code> and, for whichever accelerator the build supports, as <code>torch.accelerator.&lt;name&gt;</code>”</td><td>✓</td></tr>
+# <tr><td>“torch 2.13&#x27;s CPU-only build raises (like <code>synchronize()</code>), while its CUDA build on a machine without a GPU (what <code>pip install torch</code> gives on Linux) and torch 2.15 return 0”</td><td>✓</td></tr>
+# <tr><td>“the allocator rounds each request up to a multiple of 512 bytes”</td><td title="(&#x27;/work/main/tests/facts/l07.py&#x27;, 184, &#x27;Skipped: the sentence states what the CUDA caching allocator does: needs a CUDA GPU&#x27;)">skipped</td></tr>
+# <tr><td>“the driver&#x27;s own context takes device memory that none of these counters shows”</td><td title="(&#x27;/work/main/tests/facts/l07.py&#x27;, 184, &#x27;Skipped: the sentence states what the CUDA caching allocator does: needs a CUDA GPU&#x27;)">skipped</td></tr>
+# <tr><td>“<code>torch.OutOfMemoryError</code> (also reachable as <code>torch.cuda.OutOfMemoryError</code>), a subclass of <code>RuntimeError</code>”</td><td>✓</td></tr>
+# <tr><td>“whose message says how much it tried to allocate, the device&#x27;s total capacity and how much of it is free, and how much of the memory PyTorch holds is allocated and how much is reserved but unallocated”</td><td title="(&#x27;/work/main/tests/facts/l07.py&#x27;, 184, &#x27;Skipped: the sentence states what the CUDA caching allocator does: needs a CUDA GPU&#x27;)">skipped</td></tr>
+# <tr><td>“A request the operating system refuses outright raises a plain <code>RuntimeError</code>: asking for 4 EiB (2⁶² bytes, more than any machine can address) fails at once, without touching memory”</td><td>✓</td></tr>
+# <tr><td>“<code>torch.empty</code> only reserves address space, and the kernel finds physical pages when they are first written.”</td><td>✓</td></tr>
+# <tr><td>“above the allocator&#x27;s threshold (32 MiB with glibc) that is fresh memory, and the clone pays the operating system&#x27;s page faults on it”</td><td>✓</td></tr>
 # </table>
+# <p><small>✓ passed on that release; ✗ failed; skipped: not run there (hover for the reason).</small></p>
 # </details>
 #
-# Every fact of the course on every release: [the verified-facts matrix](../docs/verified-facts.md). Runs that kept no per-fact outcomes (no tick claimed): torch [2.10.0](../docs/drift/drift-2.10.0.md), 2.13.0 (pinned), [2.15.0](../docs/drift/drift-2.15.0.md).
+# Every fact of the course on every release: [the verified-facts matrix](../docs/verified-facts.md). Runs that kept no per-fact outcomes (no tick claimed): torch [2.10.0](../docs/drift/drift-2.10.0.md), [2.15.0](../docs/drift/drift-2.15.0.md).
 
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/07_gpu_offload.ipynb](../exercises/07_gpu_offload.ipynb) ·
