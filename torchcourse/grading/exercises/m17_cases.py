@@ -302,10 +302,16 @@ _PROBE = """
 import sys, torch
 from torch._dynamo.utils import counters
 from torchcourse.grading.exercises import m17_cases
-data_path, x_path, threads = sys.argv[1:]
-# The thread count is part of the FX graph cache key: the fresh process uses the learner's, or a
-# learner who called torch.set_num_threads earlier in the kernel would see a miss.
-torch.set_num_threads(int(threads))
+data_path, x_path, state_path = sys.argv[1:]
+# The thread count, inductor's and functorch's settings and the deterministic flag are part of the
+# FX graph cache key: the fresh process takes the learner's, or a learner who changed one earlier
+# in the kernel (torch.set_num_threads, a config flag) would see a miss for a right answer.
+state = torch.load(state_path, weights_only=False)
+torch.set_num_threads(state["threads"])
+torch._inductor.config.load_config(state["inductor"])
+torch._functorch.config.load_config(state["functorch"])
+torch._inductor.config.compile_threads = 1
+torch.use_deterministic_algorithms(state["deterministic"], warn_only=state["warn_only"])
 with open(data_path, "rb") as f:
     torch.compiler.load_cache_artifacts(f.read())
 torch.compile(m17_cases.wave)(torch.load(x_path))
@@ -323,11 +329,22 @@ def fresh_process_hits(args, got):
         data, x_path, cache = Path(work, "cache.bin"), Path(work, "x.pt"), Path(work, "cache")
         data.write_bytes(got)
         torch.save(x, x_path)
+        state = Path(work, "state.pt")
+        torch.save(
+            {
+                "threads": torch.get_num_threads(),
+                "inductor": torch._inductor.config.save_config(),
+                "functorch": torch._functorch.config.save_config(),
+                "deterministic": torch.are_deterministic_algorithms_enabled(),
+                "warn_only": torch.is_deterministic_algorithms_warn_only_enabled(),
+            },
+            state,
+        )
         cache.mkdir()
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(cache), TORCHINDUCTOR_COMPILE_THREADS="1")
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
         done = subprocess.run(
-            [sys.executable, "-c", _PROBE, str(data), str(x_path), str(torch.get_num_threads())],
+            [sys.executable, "-c", _PROBE, str(data), str(x_path), str(state)],
             env=env,
             capture_output=True,
             text=True,
