@@ -1284,34 +1284,35 @@ ga.fitness2_torch(pts.numpy())
 # <details class="verified-facts">
 # <summary><b>Verified</b>: 23 statements of this lesson are tested facts, 1 tracking a known torch bug. Open for the torch releases each one was tested on.</summary>
 # <table class="verified-facts">
-# <tr><th>statement</th></tr>
-# <tr><td>“<code>torch.sum</code> of integers accumulates in int64, and so does NumPy&#x27;s <code>sum</code>”</td></tr>
-# <tr><td>“<code>dtype=torch.int32</code> halves the copy in eager mode; compiled, the conversion fuses into the reduction and no copy is made at all.”</td></tr>
-# <tr><td>“Compiling the NumPy function keeps NumPy&#x27;s int64; compiled torch was given int32.”</td></tr>
-# <tr><td>“For AVX2 and AVX-512 it has a conversion from int8 to int32 written with vector instructions (one instruction widens a vector of genes), and none from int8 to int64: that pair falls back to the library&#x27;s generic version, which stores the vector to a buffer on the stack, converts one element at a time, and loads the result back”</td></tr>
-# <tr><td>“Both loops read a vector of genes at a time (16 with AVX-512). They differ in the line that widens those int8 genes to the accumulator&#x27;s type”</td></tr>
-# <tr><td>“indexing with the 0-d tensor <code>cost.argmin()</code> would call <code>.item()</code> inside the compiled code, a graph break”</td></tr>
-# <tr><td>“compiled and eager code draw different random streams, so the same seed inside them would give different runs”</td></tr>
-# <tr><td>“a sum of 1,000 genes up to 24 needs 15 bits, so int8 silently wraps around”</td></tr>
-# <tr><td>“<code>&amp;</code> binds tighter than <code>&gt;=</code>, so <code>x &gt;= 1 &amp; y &gt; 3</code> means <code>x &gt;= (1 &amp; y) &gt; 3</code>, and torch refuses the <code>&amp;</code> of a float tensor”</td></tr>
-# <tr><td>“for these stride-3 loads inductor (torch 2.13) writes a plain loop over the points that calls <code>std::sin</code> and <code>std::cos</code> once per point”</td></tr>
-# <tr><td>“On columns, the loop inductor generates for function 3 calls <code>sin</code> and <code>cos</code> on whole vectors of points”</td></tr>
-# <tr><td>“a gene is at most 24, so a lane holds at most 125 x 2 x 24 = 6,000 over a chromosome and never carries into the next”</td></tr>
-# <tr><td>“a jitted JAX function returns a new array every call: JAX arrays cannot be written in place”</td></tr>
-# <tr><td>“Every one of these tools compiles at the first call”</td></tr>
-# <tr><td>“turns each <code>&amp;</code> of two float64 comparisons into mask casts, while a select of one comparison stays a vector blend”</td></tr>
-# <tr><td>“a function wrapped with <code>torch.compiler.wrap_numpy</code> and compiled passes gradients through its NumPy code”</td></tr>
-# <tr><td>“the program XLA made (<code>jax.jit(f).lower(x).compile().as_text()</code> prints it)”</td></tr>
-# <tr><td>“The gene sums became vector code”</td></tr>
-# <tr><td>“it first converts the whole array to int64”</td></tr>
-# <tr><td>“Numba&#x27;s <code>cache=True</code> writes the machine code of a function to disk, one file for each combination of argument types it was called with”</td></tr>
-# <tr><td>“JAX&#x27;s persistent cache writes XLA&#x27;s compiled program to disk”</td></tr>
-# <tr><td>“JAX computes in float32 unless <code>jax_enable_x64</code> is set”</td></tr>
-# <tr><td>“In torch 2.13 inductor&#x27;s vectorised int8 sum on x86 mixes unused vector lanes into the total, so the result is not even the wrapped sum, and it can be wrong for sums that fit in int8”<br><i>Tracks an upstream bug: not found tracked for sum; the same family as pytorch/pytorch#191499 (int8/uint8 min/max vectorised reductions polluted by inactive lanes, fix proposed in #191543). Once fixed, lesson 13&#x27;s int8-accumulator cell and this sentence change</i></td></tr>
+# <tr><th>statement</th><th>torch 2.13.0 (pinned)</th></tr>
+# <tr><td>“<code>torch.sum</code> of integers accumulates in int64, and so does NumPy&#x27;s <code>sum</code>”</td><td>✓</td></tr>
+# <tr><td>“<code>dtype=torch.int32</code> halves the copy in eager mode; compiled, the conversion fuses into the reduction and no copy is made at all.”</td><td>✓</td></tr>
+# <tr><td>“Compiling the NumPy function keeps NumPy&#x27;s int64; compiled torch was given int32.”</td><td>✓</td></tr>
+# <tr><td>“For AVX2 and AVX-512 it has a conversion from int8 to int32 written with vector instructions (one instruction widens a vector of genes), and none from int8 to int64: that pair falls back to the library&#x27;s generic version, which stores the vector to a buffer on the stack, converts one element at a time, and loads the result back”</td><td>✓</td></tr>
+# <tr><td>“Both loops read a vector of genes at a time (16 with AVX-512). They differ in the line that widens those int8 genes to the accumulator&#x27;s type”</td><td>✓</td></tr>
+# <tr><td>“indexing with the 0-d tensor <code>cost.argmin()</code> would call <code>.item()</code> inside the compiled code, a graph break”</td><td>✓</td></tr>
+# <tr><td>“compiled and eager code draw different random streams, so the same seed inside them would give different runs”</td><td>✓</td></tr>
+# <tr><td>“a sum of 1,000 genes up to 24 needs 15 bits, so int8 silently wraps around”</td><td>✓</td></tr>
+# <tr><td>“<code>&amp;</code> binds tighter than <code>&gt;=</code>, so <code>x &gt;= 1 &amp; y &gt; 3</code> means <code>x &gt;= (1 &amp; y) &gt; 3</code>, and torch refuses the <code>&amp;</code> of a float tensor”</td><td>✓</td></tr>
+# <tr><td>“for these stride-3 loads inductor (torch 2.13) writes a plain loop over the points that calls <code>std::sin</code> and <code>std::cos</code> once per point”</td><td>✓</td></tr>
+# <tr><td>“On columns, the loop inductor generates for function 3 calls <code>sin</code> and <code>cos</code> on whole vectors of points”</td><td>✓</td></tr>
+# <tr><td>“a gene is at most 24, so a lane holds at most 125 x 2 x 24 = 6,000 over a chromosome and never carries into the next”</td><td>✓</td></tr>
+# <tr><td>“a jitted JAX function returns a new array every call: JAX arrays cannot be written in place”</td><td title="(&#x27;/work/main/tests/facts/l13.py&#x27;, 215, &quot;Skipped: could not import &#x27;jax&#x27;: No module named &#x27;jax&#x27;&quot;)">skipped</td></tr>
+# <tr><td>“Every one of these tools compiles at the first call”</td><td title="(&#x27;/work/main/tests/facts/l13.py&#x27;, 238, &quot;Skipped: could not import &#x27;numba&#x27;: No module named &#x27;numba&#x27;&quot;)">skipped</td></tr>
+# <tr><td>“turns each <code>&amp;</code> of two float64 comparisons into mask casts, while a select of one comparison stays a vector blend”</td><td>✓</td></tr>
+# <tr><td>“a function wrapped with <code>torch.compiler.wrap_numpy</code> and compiled passes gradients through its NumPy code”</td><td>✓</td></tr>
+# <tr><td>“the program XLA made (<code>jax.jit(f).lower(x).compile().as_text()</code> prints it)”</td><td title="(&#x27;/work/main/tests/facts/l13.py&#x27;, 301, &quot;Skipped: could not import &#x27;jax&#x27;: No module named &#x27;jax&#x27;&quot;)">skipped</td></tr>
+# <tr><td>“The gene sums became vector code”</td><td title="(&#x27;/work/main/tests/facts/l13.py&#x27;, 312, &quot;Skipped: could not import &#x27;numba&#x27;: No module named &#x27;numba&#x27;&quot;)">skipped</td></tr>
+# <tr><td>“it first converts the whole array to int64”</td><td title="(&#x27;/work/main/tests/facts/l13.py&#x27;, 332, &quot;Skipped: could not import &#x27;jax&#x27;: No module named &#x27;jax&#x27;&quot;)">skipped</td></tr>
+# <tr><td>“Numba&#x27;s <code>cache=True</code> writes the machine code of a function to disk, one file for each combination of argument types it was called with”</td><td title="(&#x27;/work/main/tests/facts/l13.py&#x27;, 354, &quot;Skipped: could not import &#x27;numba&#x27;: No module named &#x27;numba&#x27;&quot;)">skipped</td></tr>
+# <tr><td>“JAX&#x27;s persistent cache writes XLA&#x27;s compiled program to disk”</td><td title="(&#x27;/work/main/tests/facts/l13.py&#x27;, 377, &quot;Skipped: could not import &#x27;jax&#x27;: No module named &#x27;jax&#x27;&quot;)">skipped</td></tr>
+# <tr><td>“JAX computes in float32 unless <code>jax_enable_x64</code> is set”</td><td title="(&#x27;/work/main/tests/facts/l13.py&#x27;, 398, &quot;Skipped: could not import &#x27;jax&#x27;: No module named &#x27;jax&#x27;&quot;)">skipped</td></tr>
+# <tr><td>“In torch 2.13 inductor&#x27;s vectorised int8 sum on x86 mixes unused vector lanes into the total, so the result is not even the wrapped sum, and it can be wrong for sums that fit in int8”<br><i>Tracks an upstream bug: not found tracked for sum; the same family as pytorch/pytorch#191499 (int8/uint8 min/max vectorised reductions polluted by inactive lanes, fix proposed in #191543). Once fixed, lesson 13&#x27;s int8-accumulator cell and this sentence change</i></td><td>✓</td></tr>
 # </table>
+# <p><small>✓ passed on that release; ✗ failed; skipped: not run there (hover for the reason).</small></p>
 # </details>
 #
-# Every fact of the course on every release: [the verified-facts matrix](../docs/verified-facts.md). Runs that kept no per-fact outcomes (no tick claimed): torch [2.10.0](../docs/drift/drift-2.10.0.md), 2.13.0 (pinned), [2.15.0](../docs/drift/drift-2.15.0.md).
+# Every fact of the course on every release: [the verified-facts matrix](../docs/verified-facts.md). Runs that kept no per-fact outcomes (no tick claimed): torch [2.10.0](../docs/drift/drift-2.10.0.md), [2.15.0](../docs/drift/drift-2.15.0.md).
 
 # %% [markdown] tags=["course-nav"]
 # **Exercises:** [exercises/13_case_study_ga.ipynb](../exercises/13_case_study_ga.ipynb) ·
