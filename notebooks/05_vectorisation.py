@@ -265,7 +265,7 @@ plt.show()
 #   the size; then it turns into a line too, limited by how fast the bytes arrive (the
 #   `sum GB/s` column above). On most CPUs its GB/s is highest for tensors of some hundred kB to
 #   several MB and falls for the largest. Cache is the usual suspect, but a table alone does not
-#   show it: the test is the limit below. A row that reads faster than main memory can deliver
+#   show it: what decides is the limit below. A row that reads faster than main memory can deliver
 #   on this thread can only have been served from the CPU's caches; where yours falls depends on
 #   their sizes.
 #

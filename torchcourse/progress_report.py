@@ -50,8 +50,8 @@ def load(path: Path) -> dict[str, Any]:
 
 
 ROOT = Path(__file__).resolve().parent.parent
-CHECK_ID = re.compile(r"""\bcheck\(\s*["'](\d\d\.\d+)["']""")
-PREDICT_ID = re.compile(r"""\bpredict\(\s*["'](\d\d\.p\d+)["']""")
+CHECK_ID = re.compile(r"""\bcheck\(\s*["']([0-9]{2}[.][0-9]+)["']""")
+PREDICT_ID = re.compile(r"""\bpredict\(\s*["']([0-9]{2}[.]p[0-9]+)["']""")
 
 
 def _ids(folder: str, pattern: re.Pattern) -> dict[str, list[str]]:

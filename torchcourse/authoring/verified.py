@@ -193,7 +193,7 @@ def matrix(facts: tuple | None = None, rels: list[Release] | None = None) -> str
             f"[{r.label}](drift/{Path(r.source).name})" if (DRIFT_DIR / Path(r.source).name).exists() else r.label
             for r in rels
         )
-        + " (see [the drift reports](drift/README.md)).",
+        + f" (see [the drift reports](drift/{'README'}.md)).",
         "",
         "| lesson | fact | " + " | ".join(r.label for r in rels) + " |",
         "|---|---|" + "---|" * len(rels),

@@ -310,6 +310,8 @@ state = torch.load(state_path, weights_only=False)
 torch.set_num_threads(state["threads"])
 torch._inductor.config.load_config(state["inductor"])
 torch._functorch.config.load_config(state["functorch"])
+torch._dynamo.config.load_config(state["dynamo"])
+torch.fx.experimental._config.load_config(state["fx"])
 torch._inductor.config.compile_threads = 1
 torch.use_deterministic_algorithms(state["deterministic"], warn_only=state["warn_only"])
 with open(data_path, "rb") as f:
@@ -335,6 +337,8 @@ def fresh_process_hits(args, got):
                 "threads": torch.get_num_threads(),
                 "inductor": torch._inductor.config.save_config(),
                 "functorch": torch._functorch.config.save_config(),
+                "dynamo": torch._dynamo.config.save_config(),
+                "fx": torch.fx.experimental._config.save_config(),
                 "deterministic": torch.are_deterministic_algorithms_enabled(),
                 "warn_only": torch.is_deterministic_algorithms_warn_only_enabled(),
             },
