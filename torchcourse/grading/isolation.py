@@ -196,8 +196,15 @@ class Isolated:
         torch.set_anomaly_enabled(b["anomaly mode"])
         if torch.get_num_threads() != b["threads"]:
             torch.set_num_threads(b["threads"])
-        torch.use_deterministic_algorithms(b["deterministic"][0], warn_only=b["deterministic"][1])
-        torch.set_float32_matmul_precision(b["float32 matmul precision"])
+        # Set only what changed: setting a flag to the value it has is not a no-op (the matmul
+        # precision setter also records an explicit fp32 precision, which the FX graph cache key
+        # reads, so a fresh process would miss every entry this one writes: 17.5 after any check).
+        if (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()) != b[
+            "deterministic"
+        ]:
+            torch.use_deterministic_algorithms(b["deterministic"][0], warn_only=b["deterministic"][1])
+        if torch.get_float32_matmul_precision() != b["float32 matmul precision"]:
+            torch.set_float32_matmul_precision(b["float32 matmul precision"])
         torch.set_rng_state(self.torch_rng)
         np.random.set_state(self.numpy_rng)
         random.setstate(self.python_rng)
