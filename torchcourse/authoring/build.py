@@ -163,12 +163,13 @@ def refresh_markdown(py: Path) -> bool:
         if stored.cell_type != "code":
             stored.source = wanted.source
             stored.metadata = wanted.metadata
-        elif _is_setup(wanted):
-            stored.source = wanted.source
-        elif "jupyter" in wanted.metadata:
-            stored.metadata["jupyter"] = wanted.metadata["jupyter"]
         else:
-            stored.metadata.pop("jupyter", None)
+            if _is_setup(wanted):
+                stored.source = wanted.source
+            if "jupyter" in wanted.metadata:  # a collapsed input, the setup cell's too
+                stored.metadata["jupyter"] = wanted.metadata["jupyter"]
+            else:
+                stored.metadata.pop("jupyter", None)
     nbformat.write(nb, nb_path)
     return True
 
