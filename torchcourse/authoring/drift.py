@@ -186,7 +186,7 @@ def markdown(records: list[dict], torch_version: str, exit_code: int, root: Path
     return "\n".join(out) + "\n"
 
 
-FACT_TEST = re.compile(r"^tests/test_facts[.]py::test_fact\[(?P<id>.+)\]$")
+FACT_TEST = re.compile("^" + re.escape("tests/test_facts.py") + r"::test_fact\[(?P<id>.+)\]$")
 
 
 def facts_record(records: list[dict], torch_version: str, exit_code: int) -> dict:
