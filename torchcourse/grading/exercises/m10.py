@@ -47,6 +47,9 @@ REASONS = {
     "- 0/0: mode == 'relu'": "value",
     "- 0/7: name == 'add_______'": "value",
     "- 0/2: tensor 'batch' size mismatch at index 1. expected 64, actual 32": "shape",
+    # Python values whose names are guard words: dynamo prints these for f(x, device, size)
+    "- 0/0: device == 'cpu'": "value",
+    "- 0/1: size == 2": "value",
 }
 
 
@@ -59,6 +62,13 @@ def _guard_kind_no_device(reason):
 
 def _guard_kind_size_only(reason):
     return "value" if "stride" in reason else guard_kind(reason)
+
+
+def _guard_kind_keywords_anywhere(reason):  # a value guard on an argument named device or size is still a value
+    for word, kind in (("dispatch", "device"), ("device", "device"), ("size", "shape"), ("stride", "shape")):
+        if word in reason:
+            return kind
+    return guard_kind(reason)
 
 
 # --- 10.2 ------------------------------------------------------------------------------
@@ -257,7 +267,7 @@ EXERCISES = [
             "The device is part of a tensor's dispatch key set (CPU, CUDA, Meta...): a dispatch-key mismatch "
             "means the tensor moved to another device. Size and stride both describe its shape.",
         ],
-        wrong=[_guard_kind_no_device, _guard_kind_size_only],
+        wrong=[_guard_kind_no_device, _guard_kind_size_only, _guard_kind_keywords_anywhere],
     ),
     Exercise(
         "10.2",
