@@ -129,6 +129,31 @@ def test_the_build_refuses_a_disturbed_timing(monkeypatch, capsys, env, raises):
             assert timing.DISTURBED_MARK in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "env, raises",
+    [({"TORCHCOURSE_BUILD": "1"}, True), ({}, False), ({"TORCHCOURSE_BUILD": "1", "PYTEST_VERSION": "9"}, False)],
+)
+def test_a_broken_law_of_the_work_marks_the_run_disturbed(monkeypatch, capsys, env, raises):
+    # lesson 07's matrix products: a 500x500 product does 8x the work of a 250x250 one; a run where it
+    # took about the same time (CI under load: 13.3 ms and 16.0 ms) was disturbed, not a counterexample
+    for name in ("TORCHCOURSE_BUILD", "TORCHCOURSE_ALLOW_DISTURBED", "PYTEST_VERSION", "PYTEST_CURRENT_TEST"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert timing.check_consistent(16.0e-3 > 2 * 1e-3, "the 500x500 product taking longer") is True
+    assert capsys.readouterr().err == ""
+
+    def broken():
+        return timing.check_consistent(16.0e-3 > 2 * 13.3e-3, "the 500x500 product taking longer", "13.3 ms, 16.0 ms")
+
+    if raises:
+        with pytest.raises(timing.DisturbedTiming, match="500x500"):
+            broken()
+    else:
+        assert broken() is False
+        assert timing.DISTURBED_MARK in capsys.readouterr().err
+
+
 def _make_disturbed():
     """A function whose first two timed calls are fast and the rest 5 ms: median >> min."""
     calls = [0]

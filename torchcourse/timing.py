@@ -75,6 +75,30 @@ def check_disturbed(times: list[float], what: str = "a timing") -> None:
     print(message, file=sys.stderr)
 
 
+def check_consistent(consistent: Any, what: str, evidence: str = "") -> bool:
+    """Flag a run whose timings break a relation that holds by construction of the work.
+
+    Some relations are not findings but arithmetic: a 500x500 product does 8x the work of a
+    250x250 one, so it cannot take less time. When a run breaks one, the run was disturbed
+    (in a busy process, threads that wait at a barrier for a descheduled sibling can stretch
+    every call of a small product), and the timing says nothing about the law. Like
+    :func:`check_disturbed`: in the build this raises :class:`DisturbedTiming` (a stored
+    output must come from a quiet machine); elsewhere it says so on stderr and returns False.
+    """
+    if bool(consistent):
+        return True
+    message = (
+        f"{DISTURBED_MARK}: {what} does not hold in this run ({evidence}): other work took the CPU; run the cell again"
+    )
+    if _refuse_disturbed():
+        raise DisturbedTiming(
+            message + f". The build does not store a disturbed timing: rebuild on a quiet machine "
+            f"(or set {ALLOW_DISTURBED_ENV}=1 for a draft)."
+        )
+    print(message, file=sys.stderr)
+    return False
+
+
 @dataclass
 class Timing:
     """Seconds per call: every repeat kept, min and median derived."""
