@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -36,18 +37,39 @@ def _():
     "01",
     "read-only-array-warns",
     "Pillow's buffer is read-only, and PyTorch warns about tensors it cannot write to",
+    rival="PyTorch warns because the tensor would share memory it did not allocate (np.asarray keeps Pillow's "
+    "buffer), read-only or not: a writable array that shares its memory wraps without a word, and a private "
+    "copy of the pixels marked read-only brings the warning",
 )
 def _():
-    from PIL import Image
+    import subprocess
 
-    from torchcourse import data_path
+    # torch warns once per process, so the two cases run in a fresh one, writable first
+    script = """
+import warnings
+import numpy as np
+import torch
+from PIL import Image
+from torchcourse import data_path
 
-    with Image.open(data_path("grace_hopper.jpg")) as im:
-        assert not np.asarray(im).flags.writeable and np.array(im).flags.writeable
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            torch.from_numpy(np.asarray(im))
-    assert any("not writable" in str(w.message) for w in caught)
+def warns(arr):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        shared = torch.from_numpy(arr)
+    assert shared.untyped_storage().data_ptr() == arr.ctypes.data  # shared, not copied, either way
+    return any("not writable" in str(w.message) for w in seen)
+
+with Image.open(data_path("grace_hopper.jpg")) as im:
+    assert not np.asarray(im).flags.writeable and np.array(im).flags.writeable
+    pixels = np.array(im)
+read_only = pixels.view()
+read_only.flags.writeable = False
+print(warns(pixels), warns(read_only))
+"""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["False", "True"], done.stdout  # the flag decides, not the sharing
 
 
 @fact(
@@ -87,6 +109,8 @@ def _():
     "01",
     "negative-step-refused",
     "PyTorch refuses negative steps (a tensor view cannot have a negative stride",
+    rival="the refusal is only a rule of the slicing syntax (Python's step parser), while a tensor could hold a "
+    "negative stride: `as_strided`, which takes strides directly and no step, refuses a negative stride too",
 )
 def _():
     with pytest.raises(ValueError, match="step must be greater than zero"):
@@ -132,12 +156,44 @@ def _():
     "01",
     "loop-element-is-0d-tensor",
     "each `t[i]` or each step of the loop makes a new 0-d tensor object",
+    rival="the loop is slow only because Python's interpreter loop is (sum() of a list loops in C): the loop over "
+    "the tensor also makes one 0-d tensor and dispatches one ATen addition per element, n of each for n "
+    "elements, where the same loop over the list's floats dispatches none",
 )
 def _():
+    from torch.utils._python_dispatch import TorchDispatchMode
+
     t = torch.arange(3.0, dtype=torch.float64)
     items = list(t)
     assert all(isinstance(v, torch.Tensor) and v.dim() == 0 for v in items)
     assert len({id(v) for v in items}) == len(items) and t[0] is not t[0]
+
+    class Ops(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops.append(func.overloadpacket.__name__)
+            return func(*args, **(kwargs or {}))
+
+    def loop_sum(values):  # the lesson's loop
+        total = 0.0
+        for v in values:
+            total += v
+        return total
+
+    for n in (5, 50):
+        x = torch.rand(n, dtype=torch.float64)
+        with Ops() as over_tensor:
+            loop_sum(x)
+        with Ops() as indexing:
+            [x[i] for i in range(n)]
+        with Ops() as over_list:
+            loop_sum(x.tolist())
+        assert sum(op in ("add", "add_") for op in over_tensor.ops) == n  # one dispatched addition a step
+        assert indexing.ops == ["select"] * n  # one new 0-d view a t[i]
+        assert over_list.ops == []
 
 
 @fact("01", "uint8-wraps", "**Arithmetic on `uint8`.** Bytes wrap around: 250 + 10 is 4, not 260")
@@ -169,8 +225,16 @@ def _():
     "arange-length-rounds-up",
     "`arange` computes its length as `ceil((end − start) / step)` in floating point, and 0.1 has no exact "
     "binary value.",
+    rival="arange adds the step until a value reaches the end, and the drift of repeated additions lets 1.3 in: "
+    "such a loop would stop at the float64 value 1.3000000000000003, past the end, yet arange returns it, "
+    "and the length is ceil((1.3 - 1) / 0.1) = ceil(3.0000000000000004) = 4",
 )
 def _():
+    import math
+
+    assert (1.3 - 1) / 0.1 > 3 and math.ceil((1.3 - 1) / 0.1) == 4
+    wide = torch.arange(1, 1.3, 0.1, dtype=torch.float64)
+    assert wide[-1].item() == 1.3  # the end itself, not a value below it: no "stop at the end" loop emits it
     steps = torch.arange(1, 1.3, 0.1)
     assert len(steps) == 4 and abs(steps[-1].item() - 1.3) < 1e-6  # the "excluded" end is in
     assert len(torch.arange(1, 1.3, 0.1, dtype=torch.float64)) == 4  # not a float32 effect
@@ -194,6 +258,8 @@ def _():
     "01",
     "numpy-float64-promotes",
     "an array from NumPy arrives as float64, and a float64 tensor with dimensions widens a float32 one",
+    rival="any float64 operand widens (or: coming from NumPy does): a 0-d float64 tensor made from NumPy leaves "
+    "float32 alone, while a float64 tensor with dimensions made by torch itself widens just the same",
 )
 def _():
     f32 = torch.ones(3, 4)
@@ -203,4 +269,5 @@ def _():
         assert (f32 - from_np).dtype == torch.float64
     # a 0-d tensor or a NumPy scalar does not widen a 1-D float32 tensor: only dimensioned ones do
     assert (f32 - torch.tensor(np.float64(1.0))).dtype == torch.float32
+    assert (f32 - torch.zeros(4, dtype=torch.float64)).dtype == torch.float64  # not NumPy's doing: the dims
     assert torch.tensor([0.0] * 4).dtype == torch.float32
