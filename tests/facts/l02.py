@@ -133,6 +133,9 @@ def _():
     "02",
     "numpy-refuses-requires-grad",
     "**Tensors that require grad.** NumPy knows nothing of autograd, so PyTorch refuses",
+    rival="PyTorch refuses because it cannot hand that memory to NumPy: `w.detach().numpy()` shares the very "
+    "same memory (a write through it shows in `w`); only the autograd flag differs, and a non-leaf that requires "
+    "grad is refused too",
 )
 def _():
     w = torch.ones(3, requires_grad=True)
@@ -140,6 +143,8 @@ def _():
         w.numpy()
     with pytest.raises(TypeError, match="meta device type tensor to numpy"):
         torch.ones(2, device="meta").numpy()
+    with pytest.raises(RuntimeError, match=r"detach\(\)\.numpy\(\)"):
+        (w * 2).numpy()  # not a leaf, its own fresh memory: refused all the same
     arr = w.detach().numpy()
     arr[0] = 5.0
     assert w[0].item() == 5.0
@@ -177,6 +182,9 @@ def _():
     "02",
     "expanded-write-refused-by-stride-check",
     "It comes from a check on the strides, which finds a dimension of stride 0",
+    rival="a check of the real memory overlap (two elements at one address), or of the values written: the "
+    "overlapping unfold view, which has no stride 0, is let through and written, while the stride-0 view is "
+    "refused even for a write of zeros that changes nothing",
 )
 def _():
     # aten/src/ATen/MemoryOverlap.cpp: has_internal_overlap is Yes (1) only for a size > 1 dim of stride 0,
@@ -188,6 +196,11 @@ def _():
     for write in (lambda: grid.add_(torch.zeros(2, 3)), lambda: grid.copy_(torch.zeros(2, 3)), lambda: grid.mul_(1)):
         with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
             write()
+    z = torch.zeros(6)
+    windows = z.unfold(0, 3, 1)  # overlapping memory, strides (1, 1)
+    assert 0 not in windows.stride()
+    windows.add_(1)  # no error: real overlap is not what the check looks for
+    assert z.tolist() == [1.0, 2.0, 3.0, 3.0, 2.0, 1.0]
 
 
 @fact(
@@ -208,6 +221,8 @@ def _():
     "02",
     "reshape-copies-silently-view-raises",
     "`reshape` decides at run time, from the strides; `view` always returns a view or raises.",
+    rival="reshape copies whenever its input is not contiguous: `m.t()` is not contiguous, yet "
+    "`m.t().reshape(2, 2, 3)` is a view (a write through it reaches `m`), because its strides allow one",
 )
 def _():
     t = torch.arange(6.0).reshape(2, 3)
@@ -219,12 +234,19 @@ def _():
         t.t().view(6)
     # and the same call is a view when the strides allow it
     assert t.reshape(6).untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
+    m = torch.arange(12.0).view(3, 4)
+    split = m.t().reshape(2, 2, 3)  # not contiguous, but only a dimension is split
+    assert not m.t().is_contiguous() and split.untyped_storage().data_ptr() == m.untyped_storage().data_ptr()
+    split[0, 0, 0] = -1.0
+    assert m[0, 0] == -1.0
 
 
 @fact(
     "02",
     "negative-strides-refused-by-every-way-in",
     "`n[::-1]` is a NumPy view that reads its buffer backwards: a negative stride, which a tensor cannot have",
+    rival="the ways in refuse any NumPy view that is not contiguous or does not own its buffer: `n[::2]` (a view, "
+    "stride 2, not contiguous) goes in, and `from_numpy` and `as_tensor` share it",
 )
 def _():
     backwards = np.arange(4.0)[::-1]
@@ -232,6 +254,12 @@ def _():
         with pytest.raises(ValueError, match="negative"):
             make(backwards)
     assert torch.tensor(backwards.copy()).tolist() == [3.0, 2.0, 1.0, 0.0]
+    forwards = np.arange(8.0)[::2]
+    assert not forwards.flags.c_contiguous and not forwards.flags.owndata
+    assert torch.tensor(forwards).tolist() == [0.0, 2.0, 4.0, 6.0]
+    for make in (torch.from_numpy, torch.as_tensor):
+        shared = make(forwards)
+        assert shared.stride() == (2,) and np.shares_memory(shared.numpy(), forwards)
     # a 2-D array with one negative stride, and an int array, too
     with pytest.raises(ValueError, match="negative"):
         torch.tensor(np.arange(6).reshape(2, 3)[:, ::-1])

@@ -99,11 +99,15 @@ def _():
     "view-splits-non-contiguous",
     "`view` does work on some non-contiguous tensors: `m.t().view(2, 2, 3)` only splits a dimension, and returns "
     "a view",
+    rival="view accepts any non-contiguous tensor with the right number of elements: `m.t().view(12)`, which "
+    "would merge two dimensions, raises",
 )
 def _():
     m = torch.arange(12.0).view(3, 4)
     v = m.t().view(2, 2, 3)
     assert not m.t().is_contiguous() and _same_buffer(v, m) and v.stride() == (2, 1, 4)
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        m.t().view(12)
 
 
 @fact("03", "expand-stride-zero", "`expand` repeats a dimension of size 1 by giving it **stride 0**")
@@ -180,6 +184,8 @@ def _():
     "no-negative-strides",
     "PyTorch has no negative strides, so `torch.from_numpy` refuses such an array (so do `torch.tensor` and "
     "`torch.as_tensor`, module 02; `torch.flip` copies)",
+    rival="`from_numpy` refuses any array that is not contiguous: `np.arange(10)[::2]`, stride 2, is wrapped "
+    "and shared; only the negative stride is refused, by `as_strided` as well",
 )
 def _():
     for make in (torch.from_numpy, torch.tensor, torch.as_tensor):
@@ -187,6 +193,11 @@ def _():
             make(np.arange(5)[::-1])
     t = torch.arange(5.0)
     assert not _same_buffer(t.flip(0), t)
+    every_other = np.arange(10)[::2]
+    wrapped = torch.from_numpy(every_other)
+    assert wrapped.stride() == (2,) and np.shares_memory(wrapped.numpy(), every_other)
+    with pytest.raises(RuntimeError, match="Negative strides are not supported"):
+        t.as_strided((5,), (-1,), 4)
 
 
 @fact(
@@ -206,6 +217,8 @@ def _():
     "contiguous-is-not-a-copy",
     "So it is not a way to get a copy: whether a write into its result reaches the original depends on the "
     "input's strides.",
+    rival="whether the input is itself a view of another tensor decides: `m[1:]` and `m.t()` are both views of "
+    "`m`, yet `m[1:].contiguous()` is `m[1:]` (a write reaches `m`) and `m.t().contiguous()` is a copy",
 )
 def _():
     m = torch.arange(12.0).view(3, 4)
@@ -216,6 +229,10 @@ def _():
     yt = m.t().contiguous()
     yt[0, 0] = -2.0
     assert m[0, 0] == -1.0
+    tail = m[1:]  # a view of m, with row-major strides
+    assert _same_buffer(tail, m) and tail.contiguous() is tail
+    tail.contiguous()[0, 0] = -3.0
+    assert m[1, 0] == -3.0
     # size-1 dimensions may have any stride and still count as contiguous: no copy either
     odd = torch.arange(3.0).as_strided((3, 1), (1, 7))
     assert odd.is_contiguous() and odd.contiguous() is odd
