@@ -44,7 +44,14 @@ def _():
         assert t.max().dtype == t.min().dtype == dt
 
 
-@fact("04", "int-sum-casts-whole-input", "On the CPU, `sum` first *casts the whole input* to the result dtype")
+@fact(
+    "04",
+    "int-sum-casts-whole-input",
+    "On the CPU, `sum` first *casts the whole input* to the result dtype",
+    rival="the 8x is the reduction's own int64 output or per-thread accumulators: the largest allocation is made "
+    "by aten::to, it is sized by the input (8 bytes a gene) where the output holds 8 bytes a row, and "
+    "dtype=torch.int16 shrinks it to 2 bytes a gene",
+)
 def _():
     genes = torch.ones(1000, 1000, dtype=torch.int8)
     peak, op = _largest_allocation(lambda: genes.sum(dim=1))
@@ -57,6 +64,8 @@ def _():
     "04",
     "float64-sum-copies-input",
     "on the CPU it first converts the whole input to a float64 copy, twice the input's bytes, and only then adds",
+    rival="the float64 sum needs wide accumulators, not a copy: the largest allocation is aten::to's, twice the "
+    "input's bytes, for a result of 8 bytes",
 )
 def _():
     x = torch.rand(1_000_000)
@@ -69,6 +78,8 @@ def _():
     "04",
     "cpu-cumsum-float32-accumulates-wider",
     "PyTorch's CPU `cumsum` accumulates float32 in higher precision, so it would hide the effect",
+    rival="torch's cumsum is more accurate because it adds in blocks or pairs, as `sum` does, not in a wider "
+    "running total: its float32 result equals a float64 running sum rounded at each position, bit for bit",
 )
 def _():
     x = torch.rand(2_000_000, generator=torch.Generator().manual_seed(1))
@@ -76,6 +87,7 @@ def _():
     torch_err = abs(torch.cumsum(x, 0)[-1].item() - exact) / exact
     numpy_err = abs(float(np.cumsum(x.numpy())[-1]) - exact) / exact
     assert torch_err < torch.finfo(torch.float32).eps < numpy_err / 10
+    assert torch.equal(torch.cumsum(x, 0), torch.cumsum(x.double(), 0).float())  # a double running total
 
 
 @fact(
@@ -110,11 +122,22 @@ def _():
     "float16-norm-accumulates-wider",
     "`norm` of a float16 vector accumulates internally in float32, while the textbook `sqrt(sum(v**2))` "
     "overflows in the squares",
+    rival="norm avoids the overflow by scaling the vector by its largest element before squaring (as BLAS's nrm2 "
+    "does), in float16: on random float16 vectors it equals the float32 norm rounded to float16 every time, "
+    "which the scaled float16 formula misses on many of them",
 )
 def _():
     v = torch.full((4,), 300.0, dtype=torch.float16)
     assert v.norm().item() == 600.0
     assert (v**2).sum().sqrt().isinf().item()
+    g = torch.Generator().manual_seed(0)
+    scaled_misses = 0
+    for _ in range(200):
+        w = (torch.randn(int(torch.randint(2, 40, (1,), generator=g)), generator=g) * 300).half()
+        assert torch.equal(w.norm(), torch.linalg.vector_norm(w.float()).half())
+        top = w.abs().max()
+        scaled_misses += not torch.equal(((w / top) ** 2).sum().sqrt() * top, w.norm())
+    assert scaled_misses > 20, scaled_misses  # the rival's arithmetic would show
 
 
 @fact(

@@ -12,12 +12,45 @@ from torch.utils.benchmark import Timer
 from tests.facts import fact
 
 
-@fact("05", "index-is-0d-view", "`t[i]` is not a Python float: it is a new tensor, a 0-dimensional view")
+@fact(
+    "05",
+    "index-is-0d-view",
+    "`t[i]` is not a Python float: it is a new tensor, a 0-dimensional view",
+    rival="the loop is slow because of Python's bytecode alone, as any loop is: each step of `for i in "
+    "range(n): total = total + t[i]` also dispatches two ATen operations (a select that makes the view, an add "
+    "on one number), 2n for n elements, where the same loop over a list of floats dispatches none",
+)
 def _():
+    from torch.utils._python_dispatch import TorchDispatchMode
+
     t = torch.arange(5.0)
     e = t[2]
     assert isinstance(e, torch.Tensor) and e.dim() == 0 and e._base is t
     assert e.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
+
+    class Ops(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops.append(func.overloadpacket.__name__)
+            return func(*args, **(kwargs or {}))
+
+    def loop(values, n):
+        total = 0.0
+        for i in range(n):
+            total = total + values[i]
+        return total
+
+    for n in (4, 40):
+        x = torch.rand(n)
+        with Ops() as over_tensor:
+            loop(x, n)
+        with Ops() as over_list:
+            loop(x.tolist(), n)
+        assert over_tensor.ops.count("select") == n and over_tensor.ops.count("add") == n
+        assert over_list.ops == []
 
 
 @fact("05", "timer-one-thread", "**Timer runs on 1 thread unless you say otherwise**")
@@ -84,6 +117,8 @@ def _():
     "int8-sum-copies-to-int64",
     "on the CPU, before it reduces, `sum` converts the whole *input* to int64: an int8 tensor is copied at "
     "eight times its size",
+    rival="the int64 result or the accumulators take the memory: aten::to, the conversion, holds 8 bytes per "
+    "input element for a result of one 8-byte number",
 )
 def _():
     ones8 = torch.ones(1_000_000, dtype=torch.int8)
@@ -112,6 +147,8 @@ def _():
     "inplace-cannot-broadcast-output",
     "`col_means -= table` would have to grow `col_means` from `(3,)` to `(5, 3)` in place, so it raises; "
     "the other way round, `table -= col_means`, is fine",
+    rival="an in-place operation refuses broadcasting altogether: `table -= col_means` broadcasts `col_means` and "
+    "runs; only growing the written tensor is refused",
 )
 def _():
     col, table = torch.zeros(3), torch.ones(5, 3)
