@@ -81,8 +81,24 @@ def _fraction_cases():
 squared_distances = solution("12", "squared_distances")
 
 
+def _far_points():
+    """float32 points far from the origin: |x|² - 2 x·m + |m|² loses the distances to cancellation."""
+    X, means = _points(40, 3, seed=12)
+    shift = torch.tensor([1000.0, -500.0])
+    return X + shift, means + shift
+
+
 def _dist_cases():
-    return [_points(10, 2, seed=1), _points(7, 3, seed=2, dtype=torch.float64), _points(1, 4, seed=3)]
+    return [
+        _points(10, 2, seed=1),
+        _points(7, 3, seed=2, dtype=torch.float64),
+        _points(1, 4, seed=3),
+        _far_points(),
+    ]
+
+
+def _expanded_square(X, means):
+    return (X * X).sum(1)[None, :] - 2 * means @ X.T + (means * means).sum(1)[:, None]
 
 
 # --- 12.4 tensors in, tensors out -------------------------------------------------------------
@@ -141,6 +157,14 @@ def _nd_norms(x):
     return np.linalg.norm(x, axis=-1)
 
 
+def _nd_halved(x):
+    return x / 2  # int32: NumPy gives float64, the compiled code float32
+
+
+def _nd_cumulative(x):
+    return np.cumsum(x)  # int8: NumPy gives int64, the compiled code int8
+
+
 def _fresh(f):
     """``f`` with its own code object, so no compiled graph is reused from an earlier call."""
     return types.FunctionType(f.__code__.replace(), f.__globals__, f.__name__, f.__defaults__, f.__closure__)
@@ -161,7 +185,15 @@ def _kind_cases():
         (_fresh(_nd_max_int), rng.integers(-5, 5, (1, 4), dtype=np.int32)),
         (_fresh(_nd_norms), rng.standard_normal((3, 2)).astype(np.float32)),
         (_fresh(_nd_norms), rng.standard_normal((1, 1))),
+        (_fresh(_nd_halved), rng.integers(-9, 9, 4, dtype=np.int32)),
+        (_fresh(_nd_cumulative), rng.integers(-9, 9, 5, dtype=np.int8)),
     ]
+
+
+def _kind_of_eager_as_array(np_fn, x):
+    """NumPy's own result made an array: right wherever only the scalar differs, not the dtype."""
+    out = np.asarray(np_fn(x))
+    return out.dtype, out.shape, type(out)
 
 
 def _kind_property(args, got):
@@ -241,6 +273,7 @@ EXERCISES = [
             lambda X, means: torch.linalg.norm(X[None] - means[:, None], dim=2),
             lambda X, means: ((X[:, None] - means[None]) ** 2).sum(dim=2),
             lambda X, means: ((X[None] - means[:, None]) ** 2).sum(dim=0),
+            _expanded_square,
         ],
     ),
     Exercise(
@@ -298,6 +331,7 @@ EXERCISES = [
                 (o.dtype, o.shape, type(o))
                 for o in [torch.compile(torch.compiler.wrap_numpy(np_fn), backend="eager")(torch.from_numpy(x))]
             )[0],
+            _kind_of_eager_as_array,
         ],
     ),
     Exercise(
