@@ -22,7 +22,14 @@ def _matrix(n=6, seed=0):
     return torch.randn(n, n, generator=torch.Generator().manual_seed(seed), dtype=F64) + n * torch.eye(n, dtype=F64)
 
 
-@fact("06", "inv-is-solve-against-identity", "`inv(A)` is, inside torch, `solve(A, I)`")
+@fact(
+    "06",
+    "inv-is-solve-against-identity",
+    "`inv(A)` is, inside torch, `solve(A, I)`",
+    rival="inv has its own inversion routine (LAPACK's getri, which inverts in place from the LU factors): the "
+    "profiler finds only linalg_solve_ex's LU factorisation and one lu_solve under inv_ex, and the result is "
+    "solve(A, I) to the last bits",
+)
 def _():
     A = _matrix()
     ops = _ops(lambda: torch.linalg.inv(A))
@@ -38,6 +45,8 @@ def _():
     "06",
     "k-columns-factorised-once",
     "solves `k` systems with the same `A`, and the matrix is factorised only once",
+    rival="solve works through the columns one by one, one factorisation each: the profiler counts one "
+    "lu_factor_ex and one lu_solve for all 4 columns",
 )
 def _():
     A, B = _matrix(), torch.ones(6, 4, dtype=F64)
@@ -93,6 +102,8 @@ def _():
     "06",
     "eig-always-complex",
     "A **general** matrix can have complex eigenvalues, so `eig` and `eigvals` always return a complex dtype",
+    rival="the dtype follows the eigenvalues found, complex only when some are: a diagonal matrix, whose "
+    "eigenvalues are real, gets a complex dtype as well",
 )
 def _():
     S = torch.diag(torch.tensor([1.0, 2.0, 3.0], dtype=F64))  # real eigenvalues, even so
@@ -106,10 +117,18 @@ def _():
     assert "linalg_solve" in _ops(lambda: torch.linalg.tensorsolve(T, torch.ones(2, 3, dtype=F64)))
 
 
-@fact("06", "pinv-computes-svd", "The pseudo-inverse computes an SVD")
+@fact(
+    "06",
+    "pinv-computes-svd",
+    "The pseudo-inverse computes an SVD",
+    rival="pinv of a tall full-rank matrix takes the same QR route as lstsq: the profiler finds linalg_svd under "
+    "pinv, and no SVD under lstsq's default driver",
+)
 def _():
     X = torch.randn(21, 3, generator=torch.Generator().manual_seed(0), dtype=F64)
     assert "linalg_svd" in _ops(lambda: torch.linalg.pinv(X))
+    h = torch.ones(21, 1, dtype=F64)
+    assert "linalg_svd" not in _ops(lambda: torch.linalg.lstsq(X, h))  # more work than lstsq needs
 
 
 @fact(
@@ -179,12 +198,17 @@ def _():
     "06",
     "singular-residual-floor",
     "no x brings the residual below 0.4: b is not in the range of S",
+    rival="the residual stays large because rounding spoils solve on a matrix of condition above 1e15: the "
+    "least-squares minimum itself, computed by SVD, is 1/sqrt(6), b's distance from the range of S along its "
+    "left null vector (1, -2, 1)",
 )
 def _():
     S = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]], dtype=F64)
     b = torch.tensor([1.0, 0.0, 0.0], dtype=F64)
     best = torch.linalg.lstsq(S, b.unsqueeze(-1), driver="gelsd").solution.squeeze(-1)  # the smallest residual
     assert abs((S @ best - b).norm().item() - 1 / 6**0.5) < 1e-12 and 1 / 6**0.5 > 0.4
+    null = torch.tensor([1.0, -2.0, 1.0], dtype=F64) / 6**0.5  # S.T @ null == 0: orthogonal to the range
+    assert torch.allclose(S.T @ null, torch.zeros(3, dtype=F64)) and abs((null @ b).item() - 1 / 6**0.5) < 1e-15
 
 
 @fact(

@@ -405,12 +405,23 @@ def _():
     "sgd-momentum-silently-float32",
     "SGD with momentum is worse: it raises nothing, and its float32 `momentum_buffer` quietly rounds every "
     "float64 gradient to float32.",
+    rival="the float32 buffer is only storage and the update itself mixes in the float64 gradient (as promotion "
+    "would): the step moves the parameter by exactly lr times the rounded float32 buffer, and the bits of the "
+    "gradient below float32's precision are gone",
 )
 def _():
     for foreach in (False, True):
         lin, opt = _stepped(torch.optim.SGD, momentum=0.9, foreach=foreach)
+        old_buf = opt.state[lin.weight]["momentum_buffer"].clone()
+        grad, before = lin.weight.grad.clone(), lin.weight.detach().clone()
+        assert not torch.equal(grad.float().double(), grad)  # the gradient has bits float32 cannot hold
         opt.step()  # no error
-        assert opt.state[lin.weight]["momentum_buffer"].dtype == torch.float32 and lin.weight.dtype == torch.float64
+        buf = opt.state[lin.weight]["momentum_buffer"]
+        assert buf.dtype == torch.float32 and lin.weight.dtype == torch.float64
+        assert torch.equal(buf, old_buf.mul(0.9).add(grad).float())  # the new buffer, rounded to float32
+        assert torch.equal(lin.weight.detach(), before.add(buf, alpha=-0.1))  # the step is made from it
+        wide = old_buf.double().mul(0.9).add(grad)  # what a float64 buffer would have held
+        assert not torch.equal(lin.weight.detach(), before.add(wide, alpha=-0.1))
 
 
 @fact(
