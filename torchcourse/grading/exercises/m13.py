@@ -18,6 +18,7 @@ from torchcourse.grading.exercises.m13_cases import (
     _gene_cases,
     _generation_cases,
     _mutate_cases,
+    _squeezed_gather,
     _tournament_cases,
 )
 from torchcourse.grading.families import FAMILIES
@@ -243,6 +244,7 @@ EXERCISES = [
             lambda cost, pairs: torch.where(cost[pairs[:, 0]] >= cost[pairs[:, 1]], pairs[:, 0], pairs[:, 1]),
             lambda cost, pairs: torch.where(cost[pairs[:, 0]] < cost[pairs[:, 1]], pairs[:, 0], pairs[:, 1]),
             lambda cost, pairs: torch.minimum(cost[pairs[:, 0]], cost[pairs[:, 1]]),
+            _squeezed_gather,
         ],
     ),
     Exercise(

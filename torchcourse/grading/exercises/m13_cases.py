@@ -70,7 +70,14 @@ def _tournament_cases():
         pairs[0] = torch.tensor([1, 2])
         pairs[1] = torch.tensor([0, 4])
         cases.append((cost, pairs))
+    one_pair = torch.tensor([[2, 0]])  # M = 1: the result still has shape (1,), not ()
+    cases.append((torch.tensor([0.5, math.inf, -1.0], dtype=torch.float64), one_pair))
     return cases
+
+
+def _squeezed_gather(cost, pairs):
+    """Right winners, but squeeze() without a dim makes a single pair's result 0-d."""
+    return pairs.gather(1, cost[pairs].argmin(dim=1, keepdim=True)).squeeze()
 
 
 def _mutate_cases():
