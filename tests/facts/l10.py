@@ -51,10 +51,20 @@ def _():
         assert part in guard
 
 
-@fact("10", "one-version-per-dtype", "Two compiles for two dtypes: dynamo keeps both versions")
+@fact(
+    "10",
+    "one-version-per-dtype",
+    "Two compiles for two dtypes: dynamo keeps both versions",
+    rival="a recompile replaces the version it failed (a cache of one), or it was caused by something else than the "
+    "dtype: four calls alternating the dtypes compile twice, not four times, and the one recompile reason is the "
+    "tensor guard's dtype mismatch",
+)
 def _():
     calls = [(torch.ones(10, dtype=d),) for d in (torch.float32, torch.float64, torch.float32, torch.float64)]
-    assert _compiles(f, calls) == 2
+    with captured_logs(recompiles=True) as logs:
+        assert _compiles(f, calls) == 2
+    reasons = [line.strip() for line in logs.text.splitlines() if line.strip().startswith("- ")]
+    assert reasons == ["- 0/0: tensor 'x' dtype mismatch. expected Float, actual Double"], reasons
 
 
 @fact(
@@ -62,6 +72,9 @@ def _():
     "automatic-dynamic",
     "it marks the dimensions that changed as *dynamic* and compiles a graph that takes the size as an input (this "
     "is `automatic_dynamic_shapes`, on by default)",
+    rival="dynamo keeps a static graph per size and these sizes happen to fit two of them: the second graph takes "
+    "the sizes as symbolic inputs and serves two more sizes, and with automatic_dynamic_shapes off the same four "
+    "sizes compile four times",
 )
 def _():
     assert torch._dynamo.config.automatic_dynamic_shapes is True
@@ -78,6 +91,8 @@ def _():
         compiled(torch.ones(n, n))
     torch.compiler.reset()
     assert kinds == [False, True]  # static first, then one graph taking the sizes
+    with torch._dynamo.config.patch(automatic_dynamic_shapes=False):
+        assert _compiles(f, [(torch.ones(n, n),) for n in (1000, 500, 250, 1500)]) == 4
 
 
 @fact("10", "static-one-per-shape", "`dynamic=False`: always static, one compile per distinct shape.")
@@ -150,6 +165,9 @@ def _():
     "10",
     "python-values-guarded-by-value",
     "each new value compiles once (two strings that take the same branch still compile twice)",
+    rival='dynamo guards on the branch the value took, not on the value: "tanh" and "sigmoid" take the same '
+    "branch yet compile separately (three compiles for three values, not two for two branches), and a value seen "
+    "before compiles nothing",
 )
 def _():
     def activation(x, mode):
@@ -166,6 +184,8 @@ def _():
     "numbers-like-sizes",
     "Python *numbers* used only in arithmetic behave like sizes: the first value is specialised, the second makes "
     "the argument dynamic",
+    rival="a Python number is guarded by its value like a string (one compile per value): four values compile "
+    "twice, the second graph serving the third and fourth",
 )
 def _():
     def scale(x, k):
@@ -198,6 +218,8 @@ def _():
     "wrappers-share-the-limit",
     "Two `torch.compile` wrappers of the same function share dynamo's cache (it lives on the function's code "
     "object), so a second wrapper with another backend adds entries that count toward the same limit.",
+    rival="each wrapper keeps its own cache with its own limit of 8: the second wrapper compiles 3 of its 7 new "
+    "values, and the function's code object holds 8 entries from the two wrappers together",
 )
 def _():
     torch.compiler.reset()
@@ -208,8 +230,11 @@ def _():
             a(torch.ones(3), "add" + "_" * i)
         for i in range(5, 12):
             b(torch.ones(3), "add" + "_" * i)
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    entries = len(_debug_get_cache_entry_list(by_name.__code__))
     torch.compiler.reset()
-    assert (first.frame_count, second.frame_count) == (5, 3)
+    assert (first.frame_count, second.frame_count) == (5, 3) and entries == 8
 
 
 @fact("10", "fail-on-recompile-refuses-first-compile", "It refuses a function's very first compile too")
@@ -312,6 +337,9 @@ def _():
     "Besides the arguments, dynamo guards on global state: grad mode, the thread count (`torch.set_num_threads`), "
     "the default dtype and a few more",
     since=(2, 13),
+    rival="the recompile comes from the argument, not from global state (a float64 default, say, would make the "
+    "argument float64): the same tensor, made before the change, is passed again, and the reason names the "
+    "global state",
 )
 def _():
     def f(x):
@@ -332,11 +360,12 @@ def _():
             counter = CompileCounter()
             compiled = torch.compile(f, backend=counter)
             torch.set_num_threads(2)
-            compiled(torch.ones(3))
+            x = torch.ones(3)
+            compiled(x)
             with captured_logs(recompiles=True) as logs:
                 change()
                 try:
-                    compiled(torch.ones(3))
+                    compiled(x)  # the same float32 tensor: only the global state changed
                 finally:
                     undo()
             assert counter.frame_count == 2 and f"GLOBAL_STATE changed: {name}" in logs.text, name
@@ -453,6 +482,8 @@ def _():
     "10",
     "mark-dynamic-guard-at-least-two",
     "adds a guard of its own: the size is at least 2, which is how lengths 0 and 1 are sent to other graphs",
+    rival="the tensor guard's size entry sends 0 and 1 elsewhere: it holds no size (None) for the marked "
+    "dimension, and the separate guard 2 <= size is the one that fails for them",
 )
 def _():
     x = torch.ones(100)
