@@ -60,7 +60,8 @@ def _per_rank(shapes_and_seeds, dtype=torch.float32):
 
 def _reduce_cases():
     lists = _per_rank([(2, (3,), 10), (4, (2, 3), 20), (3, (5,), 30)])
-    return [(ts,) for ts in lists] + [([randint(0, 9, 4, seed=40 + r) for r in range(3)],)]
+    ints = [([randint(0, 9, 4, seed=40 + r, dtype=dtype) for r in range(3)],) for dtype in (torch.int64, torch.int32)]
+    return [(ts,) for ts in lists] + ints  # int32 stays int32 on every rank; a plain sum makes it int64
 
 
 def _gather_cases():
@@ -70,7 +71,7 @@ def _gather_cases():
 
 def _scatter_cases():
     lists = _per_rank([(2, (4,), 80), (4, (8, 2), 90), (3, (6,), 100)])
-    return [(ts,) for ts in lists]
+    return [(ts,) for ts in lists] + [([randint(-9, 9, 6, seed=105 + r, dtype=torch.int32) for r in range(3)],)]
 
 
 def _shards(full, world, dim):
@@ -274,6 +275,7 @@ EXERCISES = [
             lambda ts: torch.stack(ts).sum(dim=0),
             lambda ts: [torch.stack(ts).mean(dim=0) for _ in ts],
             lambda ts: [torch.stack(ts).sum(dim=0)] * len(ts),
+            lambda ts: [torch.stack(ts).sum(dim=0).clone() for _ in ts],  # int32 comes back int64
         ],
         rules=[Holds(_separate_buffers)],
     ),
@@ -306,6 +308,7 @@ EXERCISES = [
             lambda ts: [t.chunk(len(ts))[r].clone() for r, t in enumerate(ts)],
             lambda ts: [torch.stack(ts).sum(dim=0) for _ in ts],
             lambda ts: [c.clone() for c in torch.stack(ts).mean(dim=0).chunk(len(ts))],
+            lambda ts: [c.clone() for c in torch.stack(ts).sum(dim=0).chunk(len(ts))],  # int32 comes back int64
         ],
         rules=[Holds(_separate_buffers)],
     ),
