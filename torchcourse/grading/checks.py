@@ -146,7 +146,7 @@ def _compare_to_reference(ex: Exercise, args: tuple, got: Any, expected: Any) ->
     msg = compare(got, expected, rtol=math.inf, atol=math.inf, check_dtype=ex.check_dtype)
     if msg:
         return msg
-    truth = ex.reference(*_to64(snapshot(args)))
+    truth = _quiet_reference(ex, *_to64(snapshot(args)))
     atol = max(ex.atol, 2 * _float64_error(expected, truth))
     return compare(_to64(got), truth, rtol=ex.rtol, atol=atol, check_dtype=False)
 
@@ -274,7 +274,7 @@ def _evaluate(ex: Exercise, fn: Any, ran: list, limit: TimeLimit, seconds: float
             if not label and not _plain_data(args):  # a program, a module: a fresh build, nothing shared
                 fresh_builds = fresh_builds or sorted(ex.cases(), key=size)
                 ref_args = fresh_builds[i]
-            expected = ex.reference(*ref_args)
+            expected = _quiet_reference(ex, *ref_args)
         case = Case(fn=fn, args=my_args, got=got, fresh=lambda args=args: snapshot(args), reference=ex.reference)
         # 3. rules judged before the values (what the answer did, whatever it returned)
         msg = _judge(early, case, i == 0)
@@ -289,6 +289,15 @@ def _evaluate(ex: Exercise, fn: Any, ran: list, limit: TimeLimit, seconds: float
 
 
 _MISSING = object()
+
+
+def _quiet_reference(ex: Exercise, *args: Any) -> Any:
+    """The reference's result, with its warnings kept quiet: the reference is compiled under the
+    solutions file's name, so a warning it raises (e.g. std() of one row) would print a line of
+    the worked answer on the learner's stderr."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ex.reference(*args)
 
 
 def _repeatable_reference(ex: Exercise, args: tuple, ref_args: tuple) -> Any:
