@@ -117,12 +117,19 @@ EXERCISES = [
             (randn(3, seed=4), "cpu"),
             (randn(2, 2, seed=5), "meta"),
             (randint(0, 9, 4, seed=6), torch.device("meta")),
+            # dtypes that torch.tensor(t.tolist()) would not rebuild (it infers float32 or int64)
+            (randn(2, 3, seed=11, dtype=torch.float64), "cpu"),
+            (randint(-9, 9, 5, seed=12, dtype=torch.int32), "cpu"),
         ],
         hints=[
             "tensor.to(device) returns the tensor on that device (the same tensor if it is already there).",
             "'meta' is a device with shapes and dtypes but no data: a cheap stand-in for a GPU when you have none.",
         ],
-        wrong=[lambda t, device: t, lambda t, device: t.to(device, dtype=torch.float64)],
+        wrong=[
+            lambda t, device: t,
+            lambda t, device: t.to(device, dtype=torch.float64),
+            lambda t, device: torch.tensor(t.tolist(), device=device),  # the dtype inferred again
+        ],
     ),
     Exercise(
         "00.4",
