@@ -118,7 +118,8 @@ EXERCISES = [
         "01.2",
         "A grid of sample points per decade",
         decades,
-        cases=lambda: [(0, 3, 1), (-2, 1, 4), (1, 2, 10), (-3, 3, 7)],
+        # (0, 2, 3): arange(lo, hi + 1/3, 1/3) rounds to one point past 10**hi
+        cases=lambda: [(0, 3, 1), (-2, 1, 4), (1, 2, 10), (-3, 3, 7), (0, 2, 3)],
         # float64 points: as accurate as float64 computes them (float32 points cast up are off by ~5e-8)
         rtol=1e-12,
         atol=0.0,
@@ -134,6 +135,7 @@ EXERCISES = [
             ),
             lambda lo, hi, per_decade: torch.logspace(lo, hi, (hi - lo) * per_decade + 1),
             lambda lo, hi, per_decade: torch.logspace(lo, hi, (hi - lo) * per_decade + 1).double(),
+            lambda lo, hi, per_decade: 10 ** torch.arange(lo, hi + 1 / per_decade, 1 / per_decade, dtype=torch.float64),
         ],
     ),
     Exercise(
