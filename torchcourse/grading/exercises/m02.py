@@ -183,6 +183,7 @@ EXERCISES = [
             (randn(3, 4, seed=8, dtype=torch.float64),),
             (randint(-5, 5, 2, 5, seed=9),),
             (randn(12, seed=19)[2:],),  # a slice of the caller's tensor: the change must show there too
+            (randn(4, 6, seed=20)[:, 1:4],),  # a non-contiguous window: t.contiguous() would be a copy
         ],
         inplace=True,
         rules=[InItsOwnMemory(), Holds(_returns_its_input)],
@@ -200,6 +201,7 @@ EXERCISES = [
             _storage_swap(lambda t: t.clamp(min=0)),
             _storage_set(lambda t: t.clamp(min=0)),
             _storage_swap(lambda t: t.clamp(min=0).contiguous()),
+            lambda t: (t.contiguous().clamp_(min=0), t)[-1],  # writes into a copy when t is not contiguous
         ],
     ),
     Exercise(
@@ -230,6 +232,7 @@ EXERCISES = [
             (randn(4, 2, seed=12, dtype=torch.float64), randn(4, seed=13, dtype=torch.float64)),
             (randn(1, 5, seed=14), torch.tensor([2.0])),
             (randn(5, 3, seed=19)[1:], randn(4, seed=20)),  # rows of the caller's tensor
+            (randn(3, 5, seed=21).T, randn(5, seed=22)),  # transposed: m.contiguous() would be a copy
         ],
         inplace=True,
         rules=[InItsOwnMemory(), Holds(_returns_its_input)],
@@ -242,6 +245,7 @@ EXERCISES = [
             lambda m, f: m.mul_(f),
             lambda m, f: m.mul_(f.unsqueeze(0).T.clone()).clone(),
             _storage_swap(lambda m, f: m * f[:, None]),
+            lambda m, f: (m.contiguous().mul_(f[:, None]), m)[-1],  # writes into a copy when m is not contiguous
         ],
     ),
     Exercise(
