@@ -5,6 +5,7 @@ Every check compares dtypes (``check_dtype=True``): in this module the dtype *is
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from torchcourse.grading.checks import Exercise
@@ -59,6 +60,7 @@ def _numpy_cases():
         (randn(5, seed=40, dtype=torch.float64).numpy(),),
         (randn(3, 4, seed=41, dtype=torch.float64).numpy(),),
         (randint(-50, 50, 6, seed=42).numpy(),),
+        (np.array(2.5),),  # a 0-d array: list(a) cannot iterate it
     ]
 
 
@@ -106,6 +108,8 @@ def _image_cases():
         (randint(0, 256, 3, 16, 16, seed=53, dtype=torch.uint8), -70),
         (torch.tensor([0, 1, 128, 254, 255], dtype=torch.uint8), 1),
         (randint(0, 256, 4, 4, seed=54, dtype=torch.uint8), 300),
+        (torch.tensor([0, 7, 200, 255], dtype=torch.uint8), 40_000),  # int16 + 40000 wraps silently
+        (torch.tensor([0, 7, 200, 255], dtype=torch.uint8), -70_000),
     ]
 
 
@@ -185,7 +189,12 @@ EXERCISES = [
             "torch.from_numpy(a) and torch.tensor(a) both keep NumPy's dtype: float64 stays float64.",
             "Convert once, where the data enters: .float(), or torch.as_tensor(a, dtype=torch.float32).",
         ],
-        wrong=[lambda a: torch.from_numpy(a), lambda a: torch.tensor(a), lambda a: torch.from_numpy(a).half()],
+        wrong=[
+            lambda a: torch.from_numpy(a),
+            lambda a: torch.tensor(a),
+            lambda a: torch.from_numpy(a).half(),
+            lambda a: torch.tensor(list(a), dtype=torch.float32),  # fails on a 0-d array
+        ],
     ),
     Exercise(
         "04.2",
@@ -255,6 +264,7 @@ EXERCISES = [
             lambda img, amount: img + amount,
             lambda img, amount: (img + amount).clamp(0, 255),
             lambda img, amount: (img.int() + amount).clamp(0, 255),
+            lambda img, amount: (img.short() + amount).clamp(0, 255).to(torch.uint8),  # int16 wraps past 32767
         ],
     ),
     Exercise(
