@@ -99,7 +99,9 @@ def _line_cases():
     x2 = randn(30, seed=31, dtype=torch.float64)
     y2 = -0.7 * x2 + 4.0 + randn(30, seed=32, dtype=torch.float64)
     x3 = torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64)
-    return [(x1, y1), (x2, y2), (x3, torch.tensor([1.0, 3.0, 5.0], dtype=torch.float64))]
+    x4 = torch.linspace(-1.0, 3.0, 9)  # float32: the result is float32 too ("the dtype of x")
+    y4 = 0.5 * x4 + 2.0 + 0.05 * randn(9, seed=33)
+    return [(x1, y1), (x2, y2), (x3, torch.tensor([1.0, 3.0, 5.0], dtype=torch.float64)), (x4, y4)]
 
 
 def _symmetric(n, seed, batch=()):
@@ -114,7 +116,9 @@ def _spd(n, seed, batch=()):
 
 def _project_cases():
     low_rank = randn(5, 2, seed=51, dtype=torch.float64) @ randn(2, 3, seed=52, dtype=torch.float64)
+    square_low_rank = randn(4, 2, seed=57, dtype=torch.float64) @ randn(2, 4, seed=58, dtype=torch.float64)
     return [
+        (square_low_rank, randn(4, seed=59, dtype=torch.float64)),  # square, rank 2, not symmetric
         (randn(6, 2, seed=50, dtype=torch.float64), randn(6, seed=53, dtype=torch.float64)),
         (low_rank, randn(5, seed=54, dtype=torch.float64)),
         (_well_conditioned(4, 55), randn(4, seed=56, dtype=torch.float64)),
@@ -215,6 +219,9 @@ EXERCISES = [
                 torch.stack([torch.ones_like(x), x], dim=1), y.unsqueeze(-1)
             ).solution.squeeze(-1),
             lambda x, y: torch.linalg.lstsq(torch.stack([x, torch.ones_like(x)], dim=1), y.unsqueeze(-1)).solution,
+            lambda x, y: torch.linalg.lstsq(  # float64 whatever x's dtype
+                torch.stack([x, torch.ones_like(x)], dim=1).double(), y.double().unsqueeze(-1)
+            ).solution.squeeze(-1),
         ],
     ),
     Exercise(
@@ -280,6 +287,10 @@ EXERCISES = [
             lambda A, v: A @ (A.T @ v),
             lambda A, v: torch.linalg.pinv(A) @ v,
             lambda A, v: A @ torch.linalg.pinv(A),
+            # "a square A spans everything": not when its columns are dependent
+            lambda A, v: v.clone() if A.shape[0] == A.shape[1] else A @ torch.linalg.pinv(A) @ v,
+            # pinv(A) @ A projects onto the row space: the same as the column space only for a symmetric A
+            lambda A, v: torch.linalg.pinv(A) @ A @ v if A.shape[0] == A.shape[1] else A @ torch.linalg.pinv(A) @ v,
         ],
     ),
     Exercise(
