@@ -141,6 +141,15 @@ def _always_bias(state, x):
     return layer(x)
 
 
+def _default_dtype_linear(state, x):
+    """Right sizes and bias, but built in the default dtype: load_state_dict copies a float64 state
+    into float32 parameters."""
+    out_features, in_features = state["weight"].shape
+    layer = nn.Linear(in_features, out_features, bias="bias" in state)
+    layer.load_state_dict(state)
+    return layer(x)
+
+
 # ---------------------------------------------------------------------------- 08.5
 
 
@@ -287,7 +296,12 @@ EXERCISES = [
             "Build nn.Linear(in_features, out_features, bias=...) and call load_state_dict(state). "
             "On the meta device with assign=True, no memory is allocated before loading.",
         ],
-        wrong=[_fresh_linear, _always_bias, lambda state, x: x @ state["weight"] + state.get("bias", 0)],
+        wrong=[
+            _fresh_linear,
+            _always_bias,
+            lambda state, x: x @ state["weight"] + state.get("bias", 0),
+            _default_dtype_linear,
+        ],
         rtol=1e-5,
         atol=1e-5,
     ),

@@ -61,8 +61,13 @@ def _linear_cases():
     return [
         ({"weight": randn(4, 3, seed=810), "bias": randn(4, seed=811)}, randn(5, 3, seed=812)),
         ({"weight": randn(2, 6, seed=813), "bias": randn(2, seed=814)}, randn(1, 6, seed=815)),
-        ({"weight": randn(3, 3, seed=816)}, randn(2, 3, seed=817)),
-    ]  # a layer saved with bias=False
+        ({"weight": randn(3, 3, seed=816)}, randn(2, 3, seed=817)),  # a layer saved with bias=False
+        # a float64 layer: an nn.Linear of the default dtype would load it into float32
+        (
+            {"weight": randn(3, 5, seed=818, dtype=torch.float64), "bias": randn(3, seed=819, dtype=torch.float64)},
+            randn(2, 5, seed=820, dtype=torch.float64),
+        ),
+    ]
 
 
 def _net(seed, n_in, n_out):
