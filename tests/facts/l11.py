@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import operator
 import re
 import warnings
 
@@ -40,6 +41,9 @@ def _explain(fn, *args):
     "11",
     "if-on-tensor-two-graphs",
     "It runs and gives the eager answer, but it produced **two** graphs: everything up to `m > 0`, then the rest.",
+    rival="the break comes from the reduction `y.mean()` (or from anything before the `if`): the first graph "
+    "holds the mean and the comparison and ends there, the break is reported at the line `if m > 0:`, and the "
+    "same code without the `if` is one graph",
 )
 def _():
     compiled, counter = _counted(_step)
@@ -47,6 +51,17 @@ def _():
     assert torch.allclose(compiled(x), _step(x)) and counter.frame_count == 2
     compiled(-x - 1)  # the other branch: its own resume graph
     assert counter.frame_count == 3
+    e = _explain(_step, x)  # (explain resets dynamo: after the counts)
+    first = [n.target for n in e.graphs[0].graph.nodes if n.op.startswith("call")]
+    assert first[-2:] == ["mean", operator.gt]  # the graph ends at m > 0
+    assert e.break_reasons[0].user_stack[-1].line.strip() == "if m > 0:"
+
+    def no_if(x):
+        y = x * 1.5 + 0.5
+        m = y.mean()
+        return torch.relu(y - m) * 3
+
+    assert _explain(no_if, x).graph_count == 1
 
 
 @fact("11", "graph-break-count-is-graphs-minus-1", "`graph_count - 1` (that is how torch 2.13 computes it)")
@@ -66,6 +81,8 @@ def _():
     "11",
     "ops-per-graph-functions-only",
     "`y.mean()` is missing from `ops_per_graph`: it is a *method* call, and `ops_per_graph` keeps only function calls.",
+    rival="the mean is left out because it is a reduction (or the last operation before the break): written as "
+    "the function call torch.mean(y), the same mean is listed",
 )
 def _():
     e = _explain(_step, torch.rand(100))
@@ -75,12 +92,24 @@ def _():
     assert "mean" not in [getattr(op, "__name__", str(op)) for op in e.ops_per_graph[0]]
     assert len(e.ops_per_graph[0]) == len([n for n in first.graph.nodes if n.op == "call_function"])
 
+    def step_function_mean(x):
+        y = x * 1.5 + 0.5
+        m = torch.mean(y)
+        if m > 0:
+            y = y - m
+        return torch.relu(y) * 3
+
+    listed = [getattr(op, "__name__", str(op)) for op in _explain(step_function_mean, torch.rand(100)).ops_per_graph[0]]
+    assert "mean" in listed
+
 
 @fact(
     "11",
     "explain-resets-dynamo",
     "It calls `torch._dynamo.reset()` before and after tracing, so every function you compiled earlier in the "
     "session is compiled again on its next call.",
+    rival="explain clears only what it traces and leaves other functions' compiled code alone: a function "
+    "compiled before, unrelated to the one explained, compiles again on its next call with the same input",
 )
 def _():
     compiled, counter = _counted(lambda x: x.sin() + 1)
@@ -205,6 +234,8 @@ def _():
     "fullgraph-captures-scalars",
     "`fullgraph=True` switches scalar capture on by itself, so `item` compiles whole with `fullgraph=True` even "
     "with the setting left at `False`",
+    rival="the `.item()` never breaks this function, so fullgraph has nothing to switch: without fullgraph, and "
+    "with the setting still False, the same function is two graphs",
 )
 def _():
     torch._dynamo.reset()
@@ -245,6 +276,8 @@ def _():
     "reorderable-print-shows-later-inplace-change",
     "a tensor that the function changes in place after the `print` shows its changed value, because the call now "
     "runs after the graph",
+    rival="the logging call runs where it stands and only keeps a reference to the tensor: a call that ran before "
+    "`add_` would read 2 (as eager does, and as the version without the in-place change shows), not 102",
 )
 def _():
     printed = []
@@ -269,6 +302,8 @@ def _():
             compiled(torch.ones(2))
         assert counter.frame_count == 1  # no break at the logging call
     assert printed == [102.0, 2.0]
+    mutated(torch.ones(2))  # eager: the call runs before add_
+    assert printed[-1] == 2.0
 
 
 @fact(
@@ -299,6 +334,9 @@ def _():
     "inductor adds up more than 4096 float32 numbers in chunks of 4096 (a cascade sum, for accuracy), and `mean` "
     "is such a sum, so the code it generates guards on `n <= 4096`",
     since=(2, 13),
+    rival="any dynamic reduction recompiles once its size grows enough (a size bucket, automatic dynamic): "
+    "compiled with dynamic=True, a float32 mean compiles again when n passes 4096, with the recompile reason "
+    "naming 4096, while the same float64 mean, which gets no cascade sum, serves every size with one graph",
 )
 def _():
     from torch._inductor.codegen import cpp
@@ -311,6 +349,21 @@ def _():
     from torch._refs import mean as ref_mean
 
     assert "prims.sum" in inspect.getsource(ref_mean) and "true_divide(result, nelem)" in inspect.getsource(ref_mean)
+    from torch._dynamo.utils import counters
+
+    from torchcourse.compiletools import captured_logs
+
+    graphs = {}
+    for dtype in (torch.float32, torch.float64):
+        torch._dynamo.reset()
+        counters.clear()
+        mean = torch.compile(lambda x: x.mean(), dynamic=True)
+        with captured_logs(recompiles=True) as logs:
+            for n in (100, 5000, 9000):
+                mean(torch.ones(n, dtype=dtype))
+        graphs[dtype] = (counters["stats"]["unique_graphs"], "4096" in logs.text)
+    torch._dynamo.reset()
+    assert graphs == {torch.float32: (2, True), torch.float64: (1, False)}, graphs
 
 
 @fact(
@@ -471,6 +524,8 @@ def _():
     "no-fake-compile-fails",
     "Without a fake implementation the compiler has no way to learn the output's shape, and compiling fails "
     "with an error that says so",
+    rival="compiling fails because the operator's body (NumPy) cannot be traced: the same operator, unchanged, "
+    "compiles once a fake implementation is registered",
 )
 def _():
     poly = _numpy_poly_op("facts11::poly_nofake", with_fake=False)
@@ -479,6 +534,12 @@ def _():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.compile(lambda x: poly(x * 2) + 1, backend="eager")(torch.rand(4))
+    poly.register_fake(lambda x: torch.empty_like(x))
+    torch._dynamo.reset()
+    x = torch.rand(4)
+    out = torch.compile(lambda x: poly(x * 2) + 1, backend="eager", fullgraph=True)(x)
+    torch._dynamo.reset()
+    assert torch.allclose(out, poly(x * 2) + 1)
 
 
 @fact(
