@@ -7,6 +7,8 @@ say "in place", "a view" or "a copy" carry the rule for that too.
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from torchcourse.grading.checks import Exercise
@@ -83,6 +85,7 @@ EXERCISES = [
             (randn(0, 3, seed=5),),
             (torch.tensor([[-1.5]]),),
             (randn(4, 6, seed=6)[1:, ::2],),  # rows of the caller's tensor: the change must show there too
+            (torch.tensor([-math.inf, 2.0, -0.5, math.inf]),),  # -inf is negative: 0, not -inf * 0 = nan
         ],
         inplace=True,
         rules=[NO_LOOP, InItsOwnMemory(), Holds(_returns_its_input)],
@@ -96,6 +99,7 @@ EXERCISES = [
             lambda t: t.abs_(),  # in place, but flips the sign
             _storage_swap(lambda t: t.clamp(min=0)),  # t shows the values, in new memory
             _storage_set(lambda t: t.clamp(min=0)),
+            lambda t: t.mul_(t >= 0),  # in place, but -inf * 0 is nan
         ],
     ),
     Exercise(
