@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.test_checks import EXERCISES, HEAVY, IDS
+from tests.test_check_repeat import HEAVY
+from tests.test_checks import EXERCISES, IDS
 from torchcourse.grading.checks import FAIL, REGISTRY, check, evaluate
 from torchcourse.grading.isolation import differences, process_state
 
