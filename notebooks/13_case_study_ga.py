@@ -1036,7 +1036,8 @@ claim(
 )
 
 # %% [markdown]
-# The gene sums became vector code, which is why a plain Numba loop does well on function 1.
+# The gene sums became vector code, and a plain Numba loop does well on function 1 (the run
+# timed no scalar build of that loop, so how much of its speed the vectors bring is not measured).
 # (Function 2's loop over rows has vector instructions too, yet it is slow: its points come
 # as rows, three strided loads a point.) Function 3's loop over rows stayed scalar. On columns
 # LLVM did make vectors of four, but a `sin` or `cos` of a vector (`sin.v4`) with no vector

@@ -43,6 +43,9 @@ def _():
     "eager-int32-sum-copies-at-4x",
     "`dtype=torch.int32` halves the copy in eager mode; compiled, the conversion fuses into the reduction and no "
     "copy is made at all.",
+    rival="the allocations are the reduction's own result and accumulators, not a copy of the input: eager's "
+    "allocation grows with the input's bytes (8 bytes a gene for int64, 4 for int32) while the result holds one "
+    "number a row, and compiled, the same int32 sum allocates only that result",
 )
 def _():
     pop = torch.ones(2_000, 500, dtype=torch.int8)
@@ -105,6 +108,9 @@ def _():
     "13",
     "zero-d-index-graph-breaks",
     "indexing with the 0-d tensor `cost.argmin()` would call `.item()` inside the compiled code, a graph break",
+    rival="indexing with any tensor breaks the graph: the one-element index `cost.argmin(dim=0, keepdim=True)` "
+    "compiles whole with fullgraph=True; only the 0-d one is read as a Python integer (_local_scalar_dense, "
+    "what .item() calls)",
 )
 def _():
     pop, cost = torch.randn(8, 3), torch.randn(8)
@@ -121,14 +127,20 @@ def _():
     "13",
     "compiled-and-eager-rng-differ",
     "compiled and eager code draw different random streams, so the same seed inside them would give different runs",
+    rival="compiled code ignores the seed and draws fresh numbers each call (then no seed would make compiled runs "
+    "repeat): the same seed gives the same compiled numbers twice, and other numbers than eager's",
 )
 def _():
     torch._dynamo.reset()
     torch.manual_seed(0)
     eager = torch.rand(8)
+    draw = torch.compile(lambda: torch.rand(8))
     torch.manual_seed(0)
-    compiled = torch.compile(lambda: torch.rand(8))()
-    assert not torch.equal(eager, compiled)
+    compiled = draw()
+    torch.manual_seed(0)
+    again = draw()
+    torch._dynamo.reset()
+    assert not torch.equal(eager, compiled) and torch.equal(compiled, again)
 
 
 @fact(
@@ -147,11 +159,26 @@ def _():
     "ampersand-binds-tighter",
     "`&` binds tighter than `>=`, so `x >= 1 & y > 3` means `x >= (1 & y) > 3`, and torch refuses the `&` of a "
     "float tensor",
+    rival="the error comes from the chained comparison asking for the truth of a tensor (as `and` does): Python "
+    "parses `1 & y` as one operand of `x >= ... > 3`, the float expression fails on bitwise_and before any "
+    "comparison runs, and only with integer tensors, where `&` works, does the chain's truth-value error come",
 )
 def _():
+    import ast
+
     y = torch.tensor([4.0])
     with pytest.raises(RuntimeError, match="bitwise_and"):
         1 & y
+    tree = ast.parse("x >= 1 & y > 3", mode="eval").body
+    assert isinstance(tree, ast.Compare) and [type(op) for op in tree.ops] == [ast.GtE, ast.Gt]
+    assert isinstance(tree.comparators[0], ast.BinOp) and isinstance(tree.comparators[0].op, ast.BitAnd)
+    x, y = torch.tensor([0.5, 2.0, 1.5]), torch.tensor([4.0, 5.0, 1.0])
+    with pytest.raises(RuntimeError, match="bitwise_and"):
+        x >= 1 & y > 3  # noqa: B015
+    xi, yi = x.long(), y.long()
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor"):
+        xi >= 1 & yi > 3  # noqa: B015
+    assert ((x >= 1) & (y > 3)).tolist() == [False, True, False]
 
 
 @fact(
@@ -327,12 +354,21 @@ def _():
     "13",
     "jax-int8-sum-converts-to-int64",
     "it first converts the whole array to int64",
+    rival="XLA widens each gene inside the reduction loop, as inductor does, and the sum is slow for another "
+    "reason: in the compiled program's entry, a separate fusion reads the int8 parameter and writes a whole "
+    "s64[N, 1000] array, which the reduction then reads",
 )
 def _():
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)  # as the benchmark runs it (peers.configure)
     text = jax.jit(lambda p: p.sum(axis=1)).lower(np.ones((4, 1000), np.int8)).compile().as_text()
     assert re.search(r"s64\[4,1000\]", text) and "convert" in text  # the whole (N, 1000) array, as int64
+    entry = text.split("ENTRY", 1)[1].splitlines()
+    param = next(line.split("=")[0].strip() for line in entry if "s8[4,1000]" in line and "parameter(0)" in line)
+    made = [line for line in entry if " fusion(" in line and line.split("=", 1)[1].strip().startswith("s64[4,1000]")]
+    assert len(made) == 1 and f"fusion({param})" in made[0]  # written to memory as its own pass
+    array = made[0].split("=")[0].strip()
+    assert any(f"fusion({array}" in line for line in entry if line is not made[0])  # and read back by the sum
 
 
 def _in_fresh_python(script: str, cache: str) -> None:
