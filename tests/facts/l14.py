@@ -35,11 +35,16 @@ def _():
     "sum-gives-every-derivative",
     "Each `f[i]` depends only on `x[i]`, so the gradient of the sum with respect to `x` is exactly the vector "
     "of the 200 derivatives `f'(x[i])`",
+    rival="the gradient of a sum is always the vector of each output's own derivative, whatever the function: "
+    "for cumsum(sin(x)), whose outputs mix elements, it is not cos(x) but a sum over later outputs",
 )
 def _():
     x = torch.linspace(0, 4, 200, dtype=F64, requires_grad=True)
     (d,) = torch.autograd.grad(torch.sin(x).sum(), x)
     assert torch.equal(d, torch.cos(x.detach()))
+    (mixed,) = torch.autograd.grad(torch.cumsum(torch.sin(x), 0).sum(), x)
+    later = torch.arange(200, 0, -1, dtype=F64)  # x[i] reaches the 200 - i outputs from i on
+    assert not torch.allclose(mixed, torch.cos(x.detach())) and torch.allclose(mixed, later * torch.cos(x.detach()))
 
 
 @fact(
@@ -236,6 +241,8 @@ def _():
     "14",
     "vmap-data-dependent-if-raises",
     "So a Python `if` on a value of the row cannot work: each row may want a different branch.",
+    rival="vmap refuses any Python `if` in the function: an `if` on the row's shape, which is the same for every "
+    "row, runs under vmap; and an `if` on the values raises even when every row would take the same branch",
 )
 def _():
     def f(v):
@@ -247,3 +254,9 @@ def _():
     # even when every row would take the same branch
     with pytest.raises(RuntimeError, match="data-dependent control flow"):
         vmap(f)(torch.ones(5, 2, dtype=F64))
+
+    def by_shape(v):
+        return v.sin().sum() if v.shape[0] > 1 else v.cos().sum()
+
+    rows = torch.rand(5, 2, dtype=F64)
+    assert torch.allclose(vmap(by_shape)(rows), rows.sin().sum(dim=1))

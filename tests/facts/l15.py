@@ -81,6 +81,8 @@ def _():
     "row-sharded-matmul-runs-no-collective",
     "`W_rows @ x_rep` ran *no* collective: each rank owns whole rows of `W` and all of `x`, so it computes its "
     "rows of the product alone. The result stays sharded by rows; only `full_tensor()` communicates (an all-gather).",
+    rival="a DTensor matmul never communicates, whatever the placements, until the value is asked for: with `x` "
+    "sharded by rows too, so that no rank holds all of `x`, the same product runs an all-gather at once",
 )
 def _():
     from torch.distributed.tensor import Replicate, Shard, distribute_tensor
@@ -95,6 +97,10 @@ def _():
         with CommDebugMode() as mode:
             y.full_tensor()
         assert comms(mode) == {"all_gather_into_tensor": 1}
+        x_rows = distribute_tensor(torch.ones(5, 3), mesh, [Shard(0)])
+        with CommDebugMode() as mode:
+            w_rows @ x_rows
+        assert comms(mode) == {"all_gather_into_tensor": 1}  # not all of x on each rank: gathered first
 
 
 @fact(
@@ -229,12 +235,15 @@ def _():
     "15",
     "chunk-may-return-fewer-pieces",
     "chunk(4) asks for at most 4 pieces of ceil(9 / 4) = 3 elements; three pieces use them all",
+    rival="chunk splits into 4 near-equal pieces, as `tensor_split` and NumPy's `array_split` do, and drops "
+    "the empty ones: that gives 4 pieces (3, 2, 2, 2) for 9 and 4 pieces for 6, where chunk gives 3 of 3 and 3 of 2",
 )
 def _():
     assert [len(c) for c in torch.zeros(9).chunk(4)] == [3, 3, 3]
     assert [len(c) for c in torch.zeros(5).chunk(4)] == [2, 2, 1]  # 5 in pieces of 2: three pieces
     assert len(torch.zeros(0).chunk(4)) == 4  # an empty tensor: four empty pieces
     assert [len(c) for c in torch.zeros(9).tensor_split(4)] == [3, 2, 2, 2]  # tensor_split gives exactly 4
+    assert [len(c) for c in torch.zeros(6).chunk(4)] == [2, 2, 2]  # ceil(6 / 4) = 2: three pieces, none empty
 
 
 @fact(

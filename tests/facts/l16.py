@@ -32,6 +32,8 @@ def _shares(a: torch.Tensor, b: torch.Tensor) -> bool:
     "zero-dim-index-is-a-view",
     "So `x[torch.tensor(2)]` is a **view**, and an in-place method on it writes into `x`. NumPy draws the line "
     "elsewhere: `a[np.array(2)]` is advanced indexing there, and a copy.",
+    rival="it is a view because it picks a single row: `x[torch.tensor([2])]`, the same row through a "
+    "one-element index, is a copy made by aten index; the 0-d index is read as an integer and calls select",
 )
 def _():
     x = torch.arange(12).reshape(3, 4).clone()  # a tensor of its own, so ._base names it
@@ -43,6 +45,9 @@ def _():
     with _AtenOps() as seen:
         x[torch.tensor(1)]
     assert "select" in seen.ops and "index" not in seen.ops
+    with _AtenOps() as seen:
+        one = x[torch.tensor([1])]
+    assert "index" in seen.ops and "select" not in seen.ops and not _shares(one, x)
     a = np.arange(12).reshape(3, 4)
     assert not np.shares_memory(a[np.array(2)], a)
 
@@ -63,6 +68,8 @@ def _():
     "16",
     "tensor-index-copies-whatever-its-size",
     "Even `x[torch.tensor([2])]`, a single row picked by a one-element index tensor, is a copy",
+    rival="how many numbers an index picks decides (one row: a view): the one-element index tensor copies, "
+    "and the integer `x[1]`, the same one row, is a view",
 )
 def _():
     x = torch.arange(12).reshape(3, 4)
@@ -108,6 +115,8 @@ def _():
     "16",
     "mask-index-builds-int64-positions",
     "it first turns the mask into int64 positions with `nonzero`, 8 bytes for each `True`, then gathers with those",
+    rival="x[mask] reads the mask directly, 1 byte an element, as it gathers: the profiler finds aten::nonzero "
+    "inside aten::index, allocating exactly 8 bytes for each True",
 )
 def _():
     x = torch.rand(10_000)
@@ -145,12 +154,25 @@ def _():
     "16",
     "plus-equal-counts-a-repeat-once",
     "A position that appears three times is written three times with the same value, so it counts **once**.",
+    rival="the write keeps each position once (the index is deduplicated): index_put_ receives all five "
+    "positions and five values, the three for position 1 all equal to 1",
 )
 def _():
     idx = torch.tensor([1, 3, 1, 0, 1])
     counts = torch.zeros(4, dtype=torch.int64)
     counts[idx] += 1
     assert counts.tolist() == [1, 1, 0, 1]
+    writes = []
+
+    class Writes(torch.utils._python_dispatch.TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func.overloadpacket.__name__ == "index_put_":
+                writes.append((args[1][0].tolist(), args[2].tolist()))
+            return func(*args, **(kwargs or {}))
+
+    with Writes():
+        torch.zeros(4, dtype=torch.int64)[idx] += 1
+    assert writes == [([1, 3, 1, 0, 1], [1, 1, 1, 1, 1])]  # three writes of 1 to position 1
     ones = torch.ones_like(idx)
     assert torch.zeros(4, dtype=torch.int64).index_add_(0, idx, ones).tolist() == [1, 3, 0, 1]
     assert torch.zeros(4, dtype=torch.int64).index_put_((idx,), ones, accumulate=True).tolist() == [1, 3, 0, 1]
