@@ -121,12 +121,14 @@ EXERCISES = [
             (5.0, 0.01, 0.02),
             (3.0, 0.05, 0.05),
             (1.0, 0.5, 0.25),  # a tie: after 3 calls both took 1.5 s, "no more than" holds at 3
+            (0.8, 1.0, 1.0),  # no faster per call, but after 1 call compiled spent 0.8 s, eager 1.0 s
         ],
         hints=[
             "After k calls eager has spent k·t_eager; compiled has spent t_first + (k-1)·t_compiled "
             "(the first call compiles and runs).",
             "Solve for the smallest integer k (math.ceil), at least 1; if a compiled call is not faster "
-            "than an eager one, compiling never pays off: return None.",
+            "than an eager one, compiling never pays off (unless the first call already costs no more than "
+            "an eager one): return None.",
         ],
         wrong=[
             lambda t_first, t_eager, t_compiled: (
@@ -139,6 +141,9 @@ EXERCISES = [
                 math.ceil((t_first - t_compiled) / (t_eager - t_compiled)) if t_compiled != t_eager else None
             ),
             _break_even_strict,
+            lambda t_first, t_eager, t_compiled: (  # None before looking at the first call
+                None if t_compiled >= t_eager else max(1, math.ceil((t_first - t_compiled) / (t_eager - t_compiled)))
+            ),
         ],
     ),
     Exercise(
