@@ -114,6 +114,8 @@ def _():
     "12",
     "loop-count-compiles-new-graph",
     "The number of iterations is baked into the graph, so a different number compiles a new graph.",
+    rival="the graph keeps the loop and only a guard on the Python int `n` (as on any Python argument) sends a "
+    "new count elsewhere: the graphs for 2, 4 and 6 iterations hold 2, 4 and 6 sin operations, the loop unrolled",
 )
 def _():
     def repeat(x, n):
@@ -128,6 +130,18 @@ def _():
     for n in (2, 4, 2):
         fn(x, n)
     assert counter.frame_count == 2
+    ops = []
+
+    def keep(gm, example_inputs):
+        ops.append(sum("sin" in str(node.target) for node in gm.graph.nodes if node.op == "call_function"))
+        return gm.forward
+
+    torch._dynamo.reset()
+    fn = torch.compile(repeat, backend=keep)
+    for n in (2, 4, 6, 4):
+        fn(x, n)
+    torch._dynamo.reset()
+    assert ops == [2, 4, 6]  # one graph per count, each with the loop written out
 
 
 @fact(
@@ -178,6 +192,8 @@ def _():
     "glibc's `malloc` serves a block above its *mmap threshold* (128 KiB at first, rising up to 32 MiB) with "
     "fresh pages from the operating system and returns them when the block is freed, so every call pays one page "
     "fault per 4 KiB page on first touch.",
+    rival="a fresh output costs only allocator bookkeeping, the same at every size: a 40 MiB output faults in one "
+    "page per 4 KiB on every call, and the same bytes written into a buffer kept between calls fault almost none",
 )
 def _():
     if not sys.platform.startswith("linux"):
@@ -202,6 +218,9 @@ def _():
     "thread-count-change-recompiles",
     "Changing torch's thread count makes each compiled function compile once more (dynamo's guards include the "
     "thread count: the recompile log says `GLOBAL_STATE changed: num_threads`)",
+    rival="the second compile comes from the argument or from the first call's warm-up, not from the thread "
+    "count: the very same tensor is passed again, the recompile reason names num_threads, and a third call at "
+    "the new count compiles nothing",
 )
 def _():
     torch._dynamo.reset()
@@ -229,6 +248,8 @@ def _():
     "np-random-is-torchs-generator",
     "it fills a tensor from **torch's** random generator, and `np.random.seed(s)` there calls "
     "`torch.manual_seed(s)`. NumPy's own generator is never read.",
+    rival="the compiled code reads NumPy's generator, only seeded or consumed differently: NumPy's state is the "
+    "same before and after the call, and the numbers are torch.rand's after torch.manual_seed(3)",
 )
 def _():
     def draw(n):
@@ -249,6 +270,9 @@ def _():
     "inductor-random-seeded-from-torch",
     "With the default backend the numbers can differ again: for `np.random.randn` inductor generates its own "
     "random-number code, seeded from torch's generator on every call.",
+    rival="inductor calls eager torch's randn, or bakes a seed into the code when it compiles: the code holds its "
+    "own randn_cpu, its numbers are not eager torch's, the same torch seed repeats them and another seed, with "
+    "no recompile, changes them",
 )
 def _():
     def jitter(x):
@@ -263,6 +287,9 @@ def _():
     assert np.array_equal(first, compiled(np.zeros(3)))  # seeded from torch's generator
     torch.manual_seed(0)
     assert not np.allclose(first, torch.randn(3, dtype=torch.float64).numpy())  # not eager torch's numbers
+    torch.manual_seed(1)
+    assert not np.allclose(first, compiled(np.zeros(3)))  # read from torch's generator at each call
+    torch._dynamo.reset()
 
 
 @fact(
@@ -301,6 +328,8 @@ def _():
     "use-numpy-random-stream-breaks",
     "`torch._dynamo.config.use_numpy_random_stream = True` asks for NumPy's numbers everywhere: dynamo then "
     "refuses to trace every `np.random` call and breaks the graph there, so NumPy itself draws them.",
+    rival="torch traces the call with a NumPy-compatible stream of its own, in one graph: the function splits "
+    "into two graphs at the call, and its numbers are NumPy's for the same NumPy seed",
 )
 def _():
     assert torch._dynamo.config.use_numpy_random_stream is False  # the default
@@ -365,6 +394,9 @@ _VECTOR_TYPE = re.compile(r"<\d+ x (float|double|i\d+)>")
     "numba-vectorises-innermost-loop",
     "In the Numba loop as its users write it, the innermost loops run over the coordinates and the means and carry "
     "the best distance from one mean to the next, so the loop over the points is not made into vector code",
+    rival="Numba leaves these loops scalar for the data's sake (float32 columns, an int8 store) or never vectorises "
+    "such kernels: the same columns and the same int8 output, with the loop over the two means written out, "
+    "become vector code",
 )
 def _():
     pytest.importorskip("numba")
