@@ -155,12 +155,16 @@ def _():
     "from-numpy-storage-covers-the-array",
     "`torch.from_numpy` wraps exactly the memory the array covers, so two tensors made from overlapping NumPy "
     "slices get two storages that start at different addresses",
+    rival="the storages start apart because from_numpy copied the slice into memory of its own: a write through "
+    "the tail shows in the whole, and the tail's storage begins 16 bytes (two float64) into the whole's",
 )
 def _():
     n = np.arange(6.0)
     whole, tail = torch.from_numpy(n), torch.from_numpy(n[2:])
     assert whole.untyped_storage().nbytes() == 48 and tail.untyped_storage().nbytes() == 32
     assert tail.untyped_storage().data_ptr() == whole.untyped_storage().data_ptr() + 16
+    tail[0] = -1.0
+    assert whole[2].item() == -1.0  # shared, not copied
 
 
 @fact(

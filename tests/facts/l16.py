@@ -219,6 +219,8 @@ def _():
     "16",
     "tuple-subscript-is-basic",
     "`x[0, 2]` passes the tuple `(0, 2)`, so `x[(0, 2)]` is the same subscript, while `x[[0, 2]]` passes a list.",
+    rival="torch reads a tuple in brackets as an index array, like a list: `x[(0, 2)]` is the 0-d view of entry "
+    "(0, 2), the same as `x[0, 2]`, and only the list copies two rows",
 )
 def _():
     x = torch.arange(12).reshape(3, 4)
