@@ -114,7 +114,7 @@ from torch._dynamo.utils import counters
 
 from torchcourse import claim, format_seconds, gpu_skip_message, measure, predict, reveal, time_once
 from torchcourse.bench.workloads import montecarlo as mc
-from torchcourse.compiletools import captured_logs, compile_counter, reset
+from torchcourse.compiletools import captured_logs, compile_counter, needs_compiler, reset
 from torchcourse.timing import interleaved
 
 print("inductor cache is empty:", os.listdir(cache_dir) == [])
@@ -233,6 +233,7 @@ reveal(
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("timing inductor's fused kernel against eager")
 t_comp = measure(lambda: pi_compiled(x, y), repeat=5, budget=0.1)
 print(f"first call (trace + generate + compile C++, cold cache): {format_seconds(t_first)}")
 print(f"compiled, later calls: {t_comp}")
@@ -245,6 +246,7 @@ print(f"the cold first call cost as much as {t_first / t_comp.median:,.0f} compi
 # below); the fused kernel reads 8 and allocates nothing: 31x on an Intel Xeon, 17x on a loaded
 # AMD EPYC, so 3x is a margin any CPU meets. A cold compile takes seconds, a call milliseconds:
 # 100x is safe too (800x or more on both).
+needs_compiler("the claims about the fused kernel's speed and its compile cost")
 claim(
     t_eager.min > 3 * t_comp.min,
     "the compiled function is more than 3x faster per call than eager",
@@ -313,6 +315,7 @@ claim(
 from torchcourse.timing import Limits
 
 threads = torch.get_num_threads()
+needs_compiler("the fused kernel's GB/s against the memory limits")
 torch.set_num_threads(1)  # before compiling: the generated C++ is built for this count
 reset()
 pi_one_thread = torch.compile(mc.pi_from_samples, dynamic=True)
@@ -373,6 +376,7 @@ def cache_sizes():
 
 print("caches:", cache_sizes() or "not reported on this system")
 big_x, big_y = mc.samples(2**25, seed=1)  # 128 MiB each
+needs_compiler("the fused kernel's GB/s over sizes")
 sweep = {}
 print(f"{'x and y':>9s} {'compiled pi':>12s} {'two sums':>9s}   (GB/s, one thread)")
 for mib in (2, 4, 8, 16, 32, 64, 128, 256):
@@ -556,7 +560,7 @@ with contextlib.redirect_stderr(stderr_text):
     product = multiply_compiled(A, B)
 torch._logging.set_logs()  # back to the defaults
 mul_kernels = re.findall(r"(cpp_fused\w*) = async_compile", stderr_text.getvalue())
-claim(mul_kernels, "set_logs(output_code=True) printed the generated kernel")
+claim(mul_kernels, "set_logs(output_code=True) printed the generated kernel", needs_compiler=True)
 print("kernels in the output_code log:", mul_kernels)
 print("compiled == eager:", torch.equal(product, multiply(A, B)))
 
@@ -566,6 +570,7 @@ print("compiled == eager:", torch.equal(product, multiply(A, B)))
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("timing the compiled A * B against eager")
 t_mul_eager = measure(lambda: multiply(A, B), repeat=5, budget=0.1)
 t_mul_comp = measure(lambda: multiply_compiled(A, B), repeat=5, budget=0.1)
 print(f"eager:    {t_mul_eager}")
@@ -578,6 +583,7 @@ print(
 # %%
 # The same one kernel either way (one read of A and B, one write): equal up to noise, so "not 2x
 # faster" holds anywhere; the two take turns on one thread.
+needs_compiler("the claim about the compiled A * B's speed")
 best_eager, best_comp = interleaved([lambda: multiply(A, B), lambda: multiply_compiled(A, B)], number=3, threads=1)
 claim(
     best_eager < 2 * best_comp,
@@ -610,6 +616,7 @@ reveal(
 # the on-disk cache:
 
 # %%
+needs_compiler("a warm compile, which reads inductor's cache")
 reset()  # torch.compiler.reset() and zeroed counters
 pi_compiled = mc.compiled_pi()
 pi_warm, t_warm = time_once(lambda: pi_compiled(x, y))
@@ -623,12 +630,14 @@ print(
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("the cold and warm compile times")
 print(f"cold compile (first call, empty cache): {format_seconds(t_first)}")
 print(f"warm compile (after reset, cache hit):  {format_seconds(t_warm)}")
 print(f"cold/warm: {t_first / t_warm:.0f}x")
 
 # %%
 # A cache hit in a process that has compiled before: tens of ms against a cold compile's seconds.
+needs_compiler("the claims about the cold and warm compile times")
 claim(t_warm < 1.0, "with a warm cache the first call takes under a second", f"{t_warm:.3f} s")
 claim(
     t_first > 5 * t_warm,
@@ -648,6 +657,7 @@ claim(
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("a first call in a new process with inductor's warm cache")
 import subprocess
 import sys
 
@@ -673,6 +683,7 @@ print(f"in this process after reset(): {format_seconds(t_warm)}; cold: {format_s
 # %%
 # The new process skips code generation and the C++ compiler (seconds) and pays its imports and
 # the tracing: well under the cold compile, though both include a new process's one-off costs.
+needs_compiler("the claim about a new process's first call")
 claim(
     t_new_process < t_first,
     "a new process with a warm cache pays less for its first call than the cold compile",
@@ -687,6 +698,9 @@ claim(
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("the break-even plot, made of the compiled kernel's times")
+
+
 def break_even(t_first_call, t_e, t_c):
     """Smallest k with t_first_call + (k-1)*t_c <= k*t_e (None if compiled is not faster)."""
     if t_c >= t_e:
@@ -732,6 +746,7 @@ plt.show()
 # Break-even at k = t_first / (t_eager - t_compiled): ten calls would need an eager call of a tenth
 # of the cold compile (a second or more); it takes tens to hundreds of ms. The warm count is
 # smaller by construction (t_warm < t_first, checked above).
+needs_compiler("the claims about the break-even points")
 claim(
     k_cold is not None and k_cold > 10,
     "with a cold cache compiling pays off only after more than ten calls",
@@ -784,6 +799,7 @@ for mode, options in torch._inductor.list_mode_options().items():
 # Measured here, each mode compiled after a `reset()`:
 
 # %%
+needs_compiler("the kernels inductor generates in each mode")
 mode_results = {}
 for mode in ("default", "reduce-overhead", "max-autotune-no-cudagraphs"):
     reset()
@@ -799,6 +815,7 @@ for mode in ("default", "reduce-overhead", "max-autotune-no-cudagraphs"):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("timing each mode's kernel")
 for mode, (fn, t_compile) in mode_results.items():
     t = measure(lambda: fn(x, y), repeat=5, budget=0.1)
     print(f"{mode:28s} first call {format_seconds(t_compile):>8s} | per call {t}")
@@ -806,6 +823,7 @@ for mode, (fn, t_compile) in mode_results.items():
 # %%
 # A graph-cache hit or a regenerated source whose C++ library is on disk: tenths of a second at
 # most, against the cold compile's seconds (C++ compiler included).
+needs_compiler("the claim about each mode's compile time")
 slowest_mode_compile = max(t for _, t in mode_results.values())
 claim(
     slowest_mode_compile < t_first / 3,
@@ -910,6 +928,7 @@ claim(
     "differ" in exact and set(close) == {"agree"} and set(to_ref) == {"agree"},
     "compiled and eager float32 sums are not always bit-identical, yet agree within float32's tolerance, "
     "and both agree with the float64 sum",
+    needs_compiler=True,
 )
 
 # %% [markdown]
@@ -939,6 +958,7 @@ print("with fallback_random=True, compiled == eager:", torch.equal(fallback_drop
 claim(
     torch.equal(fallback_drop, eager_drop) and not torch.equal(compiled_drop, eager_drop),
     "compiled dropout draws another mask, and eager's with fallback_random=True",
+    needs_compiler=True,
 )
 
 # %% [markdown]
@@ -960,6 +980,7 @@ claim(
 #   compiled graph (`0/0` is frame 0, version 0, as in module 10's recompile reasons).
 
 # %% tags=["version-specific"]
+needs_compiler("what TORCH_COMPILE_DEBUG and TORCH_TRACE record of inductor's work")
 import json
 import shutil
 import subprocess
@@ -1086,6 +1107,7 @@ print("fallback_random=True, same seed, eager == compiled:", torch.equal(eager_d
 claim(
     torch.equal(eager_draw, fallback_draw) and not torch.equal(eager_draw, compiled_draw),
     "with fallback_random=True compiled code draws eager's numbers; without it, others",
+    needs_compiler=True,
 )
 
 # %% [markdown]

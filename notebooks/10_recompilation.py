@@ -112,7 +112,7 @@ import torch
 from torch._dynamo.utils import counters
 
 from torchcourse import claim, format_seconds, predict, reveal, time_once
-from torchcourse.compiletools import captured_logs, compile_counter, reset
+from torchcourse.compiletools import captured_logs, compile_counter, needs_compiler, reset
 
 
 def f(x):
@@ -252,6 +252,8 @@ reveal(
 # %%
 import re
 
+needs_compiler("the loop bounds in the kernels inductor generates, and their compile times")
+
 
 def new_loop_bound(logs):
     """The upper bound of the loop in the kernel a call generated, or "no new code"."""
@@ -299,6 +301,7 @@ print(
 # inductor finds both graphs in its on-disk cache: **warm** compiles.
 
 # %%
+needs_compiler("the same calls with inductor's cache warm")
 reset()
 warm_s, warm_bounds = run_sizes(torch.compile(f))
 print("same kernels as before:", warm_bounds == cold_bounds)
@@ -317,7 +320,8 @@ print(
 # NBVAL_IGNORE_OUTPUT
 import matplotlib.pyplot as plt
 
-sequence = sizes + sizes
+sequence = sizes + sizes  # the eight calls, also counted below
+needs_compiler("the times of the compiling calls, cold and warm")
 compiled = [b != "no new code" for b in cold_bounds] + [False] * len(sizes)
 for i, n in enumerate(sequence):
     print(f"{n}x{n}: cold cache {format_seconds(cold_s[i]):>8s} | warm cache {format_seconds(warm_s[i]):>8s}")
@@ -342,6 +346,7 @@ plt.show()
 # is a sin over at most 2.25M floats (milliseconds): >10x and >0.1 s hold anywhere. A warm compile
 # skips code generation and the C++ compiler: 14x or more cheaper on an Intel Xeon and a loaded
 # AMD EPYC, so "less than half" is safe.
+needs_compiler("the claims about cold and warm compile times")
 compile_cold = [t for t, c in zip(cold_s, compiled) if c]
 compile_warm = [t for t, c in zip(warm_s, compiled) if c]
 ordinary = [t for t, c in zip(cold_s + warm_s, compiled + compiled) if not c]

@@ -44,15 +44,29 @@ class ClaimError(AssertionError):
     """A lesson's statement that this run's evidence does not support."""
 
 
-def claim(condition: Any, statement: str, evidence: str = "", *, show: bool = True) -> None:
+def claim(
+    condition: Any, statement: str, evidence: str = "", *, show: bool = True, needs_compiler: bool = False
+) -> None:
     """Assert that this run supports ``statement`` (raise in strict mode, print a note otherwise).
 
     ``condition`` is anything with a truth value (a bool, a 0-d boolean tensor); ``evidence``
     is an optional string of the measured numbers, quoted in the error. With ``show=False``
     nothing is printed when the claim holds (for a claim inside a loop, say).
+
+    ``needs_compiler=True`` marks a statement about what only inductor makes (its generated
+    code, its speed, its cache). Where torch.compile runs without a C++ compiler (with
+    ``aot_eager``: ``compiletools.fall_back_without_compiler``) such a statement cannot hold and
+    is not judged: one line says it was skipped, in every mode. With a compiler it changes nothing.
     """
     if not isinstance(statement, str) or not statement.strip():
         raise TypeError("claim() needs the statement it checks, as a non-empty string")
+    if needs_compiler:
+        from torchcourse.compiletools import SKIPPED, fallback_active, say_once
+
+        if fallback_active():
+            say_once()
+            print(f"{SKIPPED} the statement {statement!r}, which is about inductor's generated code")
+            return
     try:
         ok = bool(condition)
     except Exception as exc:  # an ambiguous tensor, say: a bug in the lesson, say so plainly

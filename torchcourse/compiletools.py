@@ -1,16 +1,16 @@
 """torch.compile helpers for the compile lessons: capture TORCH_LOGS output, count compiles,
-and go on without a C++ compiler.
+and find the C++ compiler inductor will use.
 
 ``TORCH_LOGS``-style logs go to stderr, which notebooks should keep quiet and nbval does
 not compare. :func:`captured_logs` switches logs on for a block and collects the lines,
 so a lesson can show the part that teaches (a recompile reason, generated code).
 
 On the CPU, inductor needs a C++ compiler. :func:`find_compiler` finds the one inductor would
-use, the way inductor looks for it; where there is none, :func:`fall_back_without_compiler`
-(called by every notebook's setup cell, through ``preflight.check_torch``) makes each
-``torch.compile`` with the default backend capture its graph and run it with
-``backend="aot_eager"`` instead of failing with ``InvalidCxxCompiler``: guards, recompiles and
-graph breaks behave the same, only no code is generated.
+use, the way inductor looks for it; where there is none, :func:`fall_back_without_compiler` (called
+by every notebook's setup cell, through ``preflight.check_torch``) lets the lesson go on with
+``backend="aot_eager"``, and a cell whose point is what only inductor makes (its code, its speed,
+its cache) says in one line that it was skipped (:func:`needs_compiler`). With a compiler nothing
+changes and nothing is printed, so the stored outputs stay the same.
 """
 
 from __future__ import annotations
@@ -56,13 +56,10 @@ class Captured:
         Use it wherever a cell prints a fact read from the logs: an empty list would print a
         wrong fact ("0 kernels") instead of saying that the logs were not captured. Where
         torch.compile runs without a C++ compiler (:func:`fall_back_without_compiler`), there is
-        no generated code to read: it raises :class:`NeedsCompiler`, shown as one line."""
+        no generated code to read: the cell ends with one line (:func:`needs_compiler`)."""
         found = self.grep(pattern)
         if not found and fallback_active():
-            raise NeedsCompiler(
-                "this cell reads inductor's generated code, which needs a C++ compiler: "
-                "its stored output shows what it prints"
-            )
+            needs_compiler("the rest of this cell, which reads " + (what or "inductor's generated code"))
         if not found:
             raise NothingCaptured(
                 f"no captured log line matches {pattern!r}"
@@ -77,9 +74,10 @@ class NothingCaptured(RuntimeError):
     """A cell expected torch to log something inside :func:`captured_logs` and it did not."""
 
 
-class NeedsCompiler(NothingCaptured):
-    """A cell needs what only a C++ compiler makes (generated code, the inductor cache), and this
-    machine has none; in a notebook it shows as its one-line message, not a traceback."""
+class NeedsCompiler(RuntimeError):
+    """A cell needs what only a C++ compiler makes (generated code, its speed, the inductor cache),
+    and this machine has none. In a notebook it shows as its one-line message, not a traceback,
+    and the cell counts as run: "Run All" goes on."""
 
 
 def _writes_to_stderr(handler: logging.Handler) -> bool:
@@ -185,13 +183,7 @@ def reset() -> None:
     counters.clear()
 
 
-# ----------------------------------------------------------------------------- no compiler
-
-NO_COMPILER_LINE = (
-    "no C++ compiler: this lesson goes on with graph capture only (backend='aot_eager'); "
-    "generated code and timings of compiled kernels are shown from the stored outputs"
-)
-_state = {"active": False, "said": False}
+# ----------------------------------------------------------------------------- finding the compiler
 
 
 def inductor_candidates() -> list[str]:
@@ -227,62 +219,99 @@ def find_compiler() -> str | None:
     return None
 
 
+# ----------------------------------------------------------------------------- going on without one
+
+CHILD_FLAG = "TORCHCOURSE_NO_COMPILER"  # set for the Python processes a notebook starts (see below)
+SKIPPED = "skipped without a C++ compiler:"  # how every skipped cell and claim starts its one line
+_state: dict = {"active": False, "said": False, "quiet": True, "line": "", "shells": []}
+
+
 def fallback_active() -> bool:
     """Whether torch.compile runs with ``aot_eager`` in place of inductor in this process."""
     return _state["active"]
 
 
-def _show_one_line(shell, etype, value, tb, tb_offset=None):
-    print(f"{etype.__name__}: {value}")
-    return []
+def no_compiler_line() -> str:
+    """The line said once without a compiler: what is missing, how to install it here, what then."""
+    _, _, advice = compiler_report()
+    tried = " or ".join(inductor_candidates()) or "a compiler"
+    return (
+        "No C++ compiler: torch.compile's default backend, inductor, needs one on the CPU and found none "
+        f"(it looks for {tried}). What to do: {advice}; then restart the kernel. Until then this lesson "
+        "goes on: torch.compile runs each captured graph with backend='aot_eager' (no generated code), "
+        "and each cell that needs inductor's code or speed says so in one line and is skipped."
+    )
 
 
-CHILD_FLAG = "TORCHCOURSE_NO_COMPILER"  # set for the Python processes a notebook starts (see below)
+def say_once() -> None:
+    """Print :func:`no_compiler_line` once: at the first compiled call or skipped cell or claim."""
+    if _state["active"] and not _state["said"] and not _state["quiet"]:
+        _state["said"] = True
+        print(_state["line"])
+
+
+def needs_compiler(what: str) -> None:
+    """The first line of a cell whose point is what only inductor makes (``what``: "the speed of the
+    fused kernel", say). With a C++ compiler it does nothing; without one it ends the cell with one
+    line saying what was skipped and why (after :func:`no_compiler_line` if not said yet)."""
+    if fallback_active():
+        say_once()
+        raise NeedsCompiler(f"{SKIPPED} {what} (aot_eager, used instead, generates no code)")
+
+
+def _in_notebooks() -> None:
+    """In a running IPython, show :class:`NeedsCompiler` as its one line, and clear it from the
+    cell's result after the cell (``post_run_cell``): the kernel then answers "ok", so JupyterLab's
+    "Run All" (and nbclient) go on with the next cell instead of stopping there."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None or any(s is shell for s in _state["shells"]):
+        return
+
+    def not_an_error(result) -> None:
+        if isinstance(getattr(result, "error_in_exec", None), NeedsCompiler):
+            result.error_in_exec = None
+
+    shell.set_custom_exc((NeedsCompiler,), lambda shell, etype, value, tb, tb_offset=None: print(value) or [])
+    shell.events.register("post_run_cell", not_an_error)
+    _state["shells"].append(shell)
 
 
 def fall_back_without_compiler(force: bool = False, quiet: bool = False) -> bool:
     """Where inductor finds no C++ compiler (or ``force``), make every ``torch.compile`` with the
     default backend, whenever it was created, run its captured graph with ``aot_eager``, and say
-    so in one line at the first compiled call. Returns whether the fallback is on.
+    so in one line (:func:`no_compiler_line`) at the first compiled call. Returns whether the
+    fallback is on.
 
     ``aot_eager`` traces the same graph (guards, recompiles, graph breaks, AOTAutograd) and runs it
-    with eager kernels, so the lessons' counts still hold; what needs generated code (its text,
-    its speed, the inductor cache) cannot be shown, and :meth:`Captured.require` says so in one
-    line. With a compiler, nothing is changed.
+    with eager kernels, so the lessons' counts still hold; what needs generated code cannot be
+    shown (:func:`needs_compiler`). Once on (and not ``quiet``), it sets ``TORCHCOURSE_NO_COMPILER=1``
+    so that a Python process the lesson starts falls back too, quietly, on importing torchcourse."""
+    if not _state["active"]:
+        if not force and find_compiler() is not None:
+            return False
+        wrapper = torch._TorchCompileInductorWrapper
+        original = wrapper.__call__
 
-    Once on, it sets the environment variable ``TORCHCOURSE_NO_COMPILER=1``, so that a fresh
-    Python process the lesson starts (to show a cache across processes) falls back too, quietly,
-    when it imports ``torchcourse``."""
-    if _state["active"]:
-        return True
-    if not force and find_compiler() is not None:
-        return False
-    wrapper = torch._TorchCompileInductorWrapper
-    original = wrapper.__call__
+        def without_compiler(self, model_, inputs_):
+            if not _state["active"]:
+                return original(self, model_, inputs_)
+            say_once()
+            from torch._dynamo.backends.registry import lookup_backend
 
-    def without_compiler(self, model_, inputs_):
-        if not _state["active"]:
-            return original(self, model_, inputs_)
-        if not _state["said"] and not quiet:
-            _state["said"] = True
-            print(NO_COMPILER_LINE)
-        from torch._dynamo.backends.registry import lookup_backend
+            return lookup_backend("aot_eager")(model_, inputs_)
 
-        return lookup_backend("aot_eager")(model_, inputs_)
-
-    wrapper.__call__ = without_compiler
-    _state["active"] = True
-    if quiet:
-        return True
-    os.environ[CHILD_FLAG] = "1"
-    try:  # in a notebook, a cell that needs the compiler shows one line instead of a traceback
-        from IPython import get_ipython
-
-        shell = get_ipython()
-        if shell is not None:
-            shell.set_custom_exc((NeedsCompiler,), _show_one_line)
-    except ImportError:
-        pass
+        wrapper.__call__ = without_compiler
+        _state["active"] = True
+    if not quiet and _state["quiet"]:  # a notebook's setup cell, after a quiet start or none
+        _state["quiet"] = False
+        _state["line"] = no_compiler_line()
+        os.environ[CHILD_FLAG] = "1"
+    if not quiet:
+        _in_notebooks()
     return True
 
 
