@@ -107,7 +107,7 @@ import matplotlib.pyplot as plt
 import torch
 
 from torchcourse import claim, predict, reveal
-from torchcourse.compiletools import captured_logs, compile_counter, compile_stats, reset
+from torchcourse.compiletools import captured_logs, compile_counter, compile_stats, needs_compiler, reset
 from torchcourse.preflight import version_tuple
 from torchcourse.timing import interleaved, measure, memory_limits, time_once
 
@@ -736,6 +736,7 @@ claim(seen[0] >= 1 and seen[1:] == [seen[0]] * 3, "the Python body ran while tra
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("what compiling with inductor costs, cold and warm")
 reset()
 threads = torch.get_num_threads()
 torch.set_num_threads(1)  # before compiling: inductor's C++ kernels use the count set at compile time
@@ -757,12 +758,14 @@ for cache in ("cold", "warm"):
 
 # %%
 # A warm compile skips the C++ compiler, the largest part of a cold one: 2x holds on any CPU.
+needs_compiler("the claim about a warm compile")
 claim(
     first_call["warm", "break"] < first_call["cold", "break"] / 2,
     "with a warm inductor cache, compiling step again takes less than half the cold time",
 )
 
 # %%
+needs_compiler("the recompiles of inductor's kernels over sizes")
 sizes = [10**k for k in range(2, 8)]
 inputs = {n: torch.rand(n) for n in sizes}
 graphs_before = compile_stats()["unique_graphs"]
@@ -776,6 +779,7 @@ claim(new_graphs == 2, "the sweep recompiled the graph holding `mean` once per v
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("timing the compiled versions against eager")
 variants = {"eager": step, "compiled, graph break": step_broken, "compiled, branch-free": step_fused}
 times = {
     name: [measure(lambda: f(inputs[n]), repeat=5, budget=0.05).min for n in sizes] for name, f in variants.items()
@@ -791,6 +795,9 @@ torch.set_num_threads(threads)
 
 
 # %%
+needs_compiler("the claims about the compiled versions' speed")
+
+
 def interleaved_min(fns, x, number):
     """Best time per call of each function on x, the functions taking turns (see interleaved)."""
     return interleaved([lambda fn=fn: fn(x) for fn in fns], number=number)
@@ -822,6 +829,7 @@ torch.set_num_threads(threads)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("the plot of the compiled versions' times")
 fig, ax = plt.subplots(figsize=(6.5, 3.2))
 for name, style in zip(variants, ("o-", "s-", "^-")):
     ax.loglog(sizes, [t * 1e6 for t in times[name]], style, label=name)
@@ -876,6 +884,7 @@ for n in (1_000_000, 4_000_000, 8_000_000, 10_000_000):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("the compiled versions' times against their bytes")
 n = sizes[-1]
 torch.set_num_threads(1)
 limits = memory_limits()  # read, write and copy GB/s of 256 MiB buffers, on this one thread
@@ -934,7 +943,7 @@ print(
     "the second call wrote new memory; the first output kept its values:",
     first_out.data_ptr() != second_out.data_ptr() and torch.equal(first_out, first_copy),
 )
-claim(skips >= 1, "on CPU tensors inductor skipped CUDA graphs")
+claim(skips >= 1, "on CPU tensors inductor skipped CUDA graphs", needs_compiler=True)
 
 # %% [markdown]
 # On a CUDA GPU the next cell records and replays a graph, keeps one output across a replay to

@@ -106,7 +106,7 @@ from torch._dynamo.utils import counters
 
 from torchcourse import claim, gpu_skip_message, pick_device, predict, reveal
 from torchcourse.bench.workloads import kmeans as km
-from torchcourse.compiletools import captured_logs, compile_counter, compile_stats, reset
+from torchcourse.compiletools import captured_logs, compile_counter, compile_stats, needs_compiler, reset
 from torchcourse.timing import format_seconds, interleaved, measure, memory_limits, time_once
 
 # %% [markdown]
@@ -175,6 +175,7 @@ print("generated kernels:", len(logs.require(r"^cpp_fused\w* = async_compile", "
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("timing the compiled function, cold, warm and per call")
 reset()  # forget compiled functions (and zero torch's counters); the cache on disk stays
 _, t_warm = time_once(lambda: torch.compile(km.assign_numpy)(X, means))
 t_comp64 = measure(lambda: assign_compiled(X, means), repeat=5)
@@ -182,6 +183,7 @@ print(f"first call, cold cache: {format_seconds(t_first)}; warm cache: {format_s
 print("compiled, float64:", t_comp64, f"-> {t_numpy64.min / t_comp64.min:.1f}x NumPy")
 
 # %%
+needs_compiler("the claims about inductor's cache and a warm compile")
 claim(counters["inductor"]["fxgraph_cache_hit"] >= 1, "the warm compile took its kernel from the inductor cache")
 # A cold first call runs the C++ compiler (seconds); a warm one loads a cached kernel (a fraction
 # of a second): far more than 2x apart on any CPU.
@@ -197,6 +199,7 @@ claim(t_warm < t_first / 2, "with a warm cache the first call takes less than ha
 
 # %% tags=["version-specific"]
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("the vector width inductor picks and the loop it generated")
 from torch._inductor.cpu_vec_isa import pick_vec_isa
 
 isa = pick_vec_isa()
@@ -215,6 +218,7 @@ print("\n".join(body))
 # kernels in what it printed:
 
 # %%
+needs_compiler("the kernels a script prints with TORCH_LOGS=output_code")
 script = "import numpy as np, torch\nprint(torch.compile(lambda x: np.sqrt(x) + 1)(np.arange(4.0)))"
 run = subprocess.run(
     [sys.executable, "-c", script], capture_output=True, text=True, env={**os.environ, "TORCH_LOGS": "output_code"}
@@ -237,6 +241,7 @@ print("same labels in float32:", np.array_equal(assign_compiled(X32, means32), l
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("timing the compiled function in float32")
 t_numpy32 = measure(lambda: km.assign_numpy(X32, means32), repeat=5)
 t_comp32 = measure(lambda: assign_compiled(X32, means32), repeat=5)
 print("NumPy, float32:   ", t_numpy32)
@@ -893,6 +898,7 @@ claim(
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("the table of compiled variants' times and GB/s")
 t_rows_fresh = measure(lambda: km.assign_rows(Xt, means_t), repeat=7)
 t_rows = measure(lambda: km.assign_rows(Xt, means_t, out), repeat=7)
 t_best = measure(lambda: km.assign_best(columns, means_t, out), repeat=7)
@@ -929,6 +935,9 @@ print(f"a fresh int8 output on every call took {t_rows_fresh.min / t_rows.min - 
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("timing the compiled variants on one thread")
+
+
 def calls(fn, k):
     """fn called k times: a longer timed unit for the fast variants."""
     return lambda: [fn() for _ in range(k)]
@@ -961,6 +970,7 @@ print(
 
 # %%
 # NumPy makes four passes through temporaries; the compiled loop one: >4x on any CPU, one thread.
+needs_compiler("the claims about the compiled variants' speed")
 claim(
     4 * one_thread["compiled NumPy float64"] < one_thread["NumPy float64"],
     "compiled, the float64 step is more than 4x faster than NumPy",
@@ -994,6 +1004,7 @@ claim(
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("the plot of the compiled variants' GB/s")
 fig, ax = plt.subplots(figsize=(7, 3))
 names = list(achieved)
 ax.barh(names, [achieved[n] for n in names], color=["#999999"] * 2 + ["#4c72b0"] * 2 + ["#dd8452"] * 2 + ["#55a868"])
@@ -1036,6 +1047,7 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("the compiled rewrites' GB/s over sizes")
 import glob
 
 
@@ -1080,6 +1092,7 @@ print(
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("the plot of the compiled rewrites' GB/s over sizes")
 mib = [9 * n / 2**20 for n in sweep]
 fig, ax = plt.subplots(figsize=(7, 3.4))
 ax.plot(mib, [v[0] for v in sweep.values()], "o-", color="#dd8452", label="rows")
@@ -1125,6 +1138,7 @@ plt.show()
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("timing the compiled rewrite with a fresh and a reused output")
 from torchcourse.timing import page_faults  # minor page faults of one call (None off Linux/macOS)
 
 for n, X_n in [(N, Xt), (BIG, X_big)]:
@@ -1159,6 +1173,7 @@ X_big = X_n = C_n = out_n = None  # free the 640 MiB of the sweep
 # NBVAL_IGNORE_OUTPUT
 from IPython.display import Markdown
 
+needs_compiler("this run's factors for the compiled variants, beside the published ones")
 ours = lambda t: f"{t_numpy64.min / t.min:.0f}x"  # noqa: E731
 Markdown(
     "\n".join(
@@ -1369,6 +1384,7 @@ claim(ours["min_s"] > 1.2 * probe["min_s"], "the course's rewrite took over 20% 
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("the machine code of inductor's kernels")
 import collections
 import pathlib
 import shutil

@@ -119,7 +119,7 @@ import torch
 
 from torchcourse import claim, gpu_skip_message, has_gpu, measure, pick_device, predict, reveal, time_once
 from torchcourse.bench.workloads import ga
-from torchcourse.compiletools import captured_logs
+from torchcourse.compiletools import captured_logs, needs_compiler
 from torchcourse.timing import format_seconds, interleaved
 
 print("inductor cache is empty:", os.listdir(cache_dir) == [])
@@ -257,6 +257,7 @@ claim(
 # compiles the same functions.
 
 # %%
+needs_compiler("a warm compile, which reads inductor's cache")
 from torch._dynamo.utils import counters
 
 torch.compiler.reset()
@@ -267,12 +268,14 @@ cache_hits = counters["inductor"]["fxgraph_cache_hit"] - hits_before
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("the cold and warm compile times")
 print("first calls at 90,000 (not scaled: compiling does not grow with the data)")
 print(f"  compiled NumPy: cold {first_np:6.2f} s (the first compile in this process), warm {warm_np:5.2f} s")
 print(f"  compiled torch: cold {first_t:6.2f} s, warm {warm_t:5.2f} s")
 print("published at 900,000 (the post does not say whether its cache was warm): 0.59 s and 4.10 s")
 
 # %%
+needs_compiler("the claims about inductor's cache and the compile times")
 print("warm results == cold results:", np.array_equal(out_np_w, out_np_c) and torch.equal(out_t_w, out_t_c))
 claim(cache_hits == 2, "both recompiles after reset() were served from the inductor cache on disk")
 # A first compile with an empty cache imports inductor and runs the C++ compiler: seconds anywhere.
@@ -352,8 +355,13 @@ claim(7.9 < eager8 < 8.1, "the eager int8 sum allocates an int64 copy of its inp
 claim(
     3.9 < eager32 < 4.1 and compiled32 < 0.01,
     "dtype=int32 halves that copy in eager mode, and compiled no copy is made",
+    needs_compiler=True,
 )
-claim(compiled_np < 0.01, "compiled NumPy's int64 sum makes no copy either: only its result is allocated")
+claim(
+    compiled_np < 0.01,
+    "compiled NumPy's int64 sum makes no copy either: only its result is allocated",
+    needs_compiler=True,
+)
 
 import tracemalloc  # NumPy reports its allocations to Python's tracemalloc
 
@@ -422,6 +430,7 @@ print("compiled NumPy's result:", ga.sum_numpy_compiled(pop_np[:2]).dtype)
 
 # %% tags=["version-specific"]
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("the vector width inductor picks and the widening in its loops")
 from torch._inductor.cpu_vec_isa import pick_vec_isa
 
 print(f"vector instructions inductor uses here: {pick_vec_isa() or 'none'}")
@@ -587,6 +596,7 @@ claim(
     t_c2 < t_np2,
     "compiled torch evaluates fitness function 2 faster than NumPy",
     evidence=f"one thread: compiled {t_c2:.4f} s, NumPy {t_np2:.4f} s",
+    needs_compiler=True,
 )
 
 # %% [markdown]
@@ -686,6 +696,7 @@ for k, (pts, _py, fnp, *_rest) in cases.items():
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("timing inductor's kernels against the course's rewrites")
 pairs = {
     "function 1 (90,000 chromosomes)": (
         lambda: ga.sum_torch_compiled(pop),

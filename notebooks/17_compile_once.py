@@ -115,6 +115,7 @@ from pathlib import Path
 import torch
 
 from torchcourse import claim, predict, reveal
+from torchcourse.compiletools import needs_compiler
 
 WORK = Path(tempfile.mkdtemp(prefix="torchcourse-17-"))  # deleted by the last cell
 
@@ -271,6 +272,7 @@ print("default cache directory:", Path(default_cache_dir()).parent == Path(tempf
 predict("17.p1", None)  # replace None with your prediction
 
 # %%
+needs_compiler("a cold and a warm compile, which build and read inductor's caches")
 build_cache = WORK / "build-cache"  # the build machine's cache directory, empty
 build_cache.mkdir()
 artefact_file = WORK / "scorer-cache.bin"
@@ -316,6 +318,9 @@ reveal(
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("the phases of the compiles above")
+
+
 def show(name, report):
     cells = [f"{p} {v['wall']:5.2f} s wall / {v['cpu']:5.2f} s CPU" for p, v in report["phases"].items()]
     print(f"{name:>9s}: " + " | ".join(cells))
@@ -325,6 +330,7 @@ show("cold", cold)
 show("warm", warm)
 
 # %%
+needs_compiler("the claims about the cold and warm compiles")
 claim(
     cold["C++ libraries built"] >= 1 and warm["C++ libraries built"] == 0,
     "the cold first call built the kernel's C++ library, the warm one did not",
@@ -361,6 +367,7 @@ claim(
 # the saving (see the worker); what it packed:
 
 # %%
+needs_compiler("the cache artefacts the cold compile saved")
 print("artefact kinds:", cold["artefacts"]["kinds"])
 print("artefact file is the bytes returned:", artefact_file.stat().st_size == cold["artefacts"]["bytes"])
 print("more than 1 KiB:", artefact_file.stat().st_size > 1024)  # the exact size depends on the CPU's vector code
@@ -370,6 +377,7 @@ print("more than 1 KiB:", artefact_file.stat().st_size > 1024)  # the exact size
 # artefacts and compiles:
 
 # %% tags=["version-specific"]
+needs_compiler("a fresh machine loading the saved artefacts")
 fresh_cache = WORK / "fresh-machine-cache"  # empty: nothing compiled on this "machine" yet
 fresh_cache.mkdir()
 shipped = run_worker("artefacts", artefact_file, fresh_cache)
@@ -382,6 +390,7 @@ else:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("the phases with and without the artefacts")
 show("cold", cold)
 show("artefacts", shipped)
 
@@ -412,6 +421,7 @@ show("artefacts", shipped)
 # AVX-512, `default`, no vector instructions, otherwise):
 
 # %%
+needs_compiler("a cache entry built for other vector instructions")
 ISA_WORKER = """
 import json, traceback
 
@@ -469,6 +479,7 @@ print("first process, this CPU's best vector instructions: cache hit", first["hi
 predict("17.p2", None)  # replace None with your prediction
 
 # %%
+needs_compiler("the second process, with other vector instructions")
 second = run_isa_worker(shared_cache, other)
 print("second process, other vector instructions: cache hit", second["hit"], "| right:", second["right"])
 claim(
@@ -484,6 +495,7 @@ reveal(
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("the two processes' vector instructions and results")
 for name, r in (("first", first), ("second", second)):
     print(f"{name:6s} inductor ISA {r['ISA']:16s} {r['outcome']}")
 
@@ -622,6 +634,7 @@ print("exported; right for both signs:", all(torch.equal(fixed.module()(s * x), 
 # dynamic batch (see the worker: `export` then `aoti_compile_and_package`). What is inside:
 
 # %%
+needs_compiler("the AOTInductor package, which the C++ compiler builds")
 import zipfile
 
 package = Path(str(artefact_file) + ".pt2")
@@ -638,6 +651,7 @@ print("AOTInductor files in it:", kinds)
 # and on a batch of 3. We list the machine's cache directory before and after:
 
 # %%
+needs_compiler("loading and running the AOTInductor package")
 before = files_in(fresh_cache)
 deployed = run_worker("aoti-load", package, fresh_cache)
 after = files_in(fresh_cache)
@@ -650,12 +664,14 @@ claim(
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("the phases of loading the package")
 show("cold", cold)
 show("AOTI load", deployed)
 
 # %%
 # Loading a shared library and running two small kernels takes milliseconds; the cold first
 # call traces, generates code and runs the C++ compiler: at least a second of CPU anywhere.
+needs_compiler("the claims about loading the package")
 claim(
     deployed["phases"]["first call"]["cpu"] < cold["phases"]["first call"]["cpu"] / 10,
     "loading the package and calling it used less than a tenth of the cold first call's CPU time",
@@ -672,6 +688,7 @@ claim(
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("the time of saving artefacts and of the AOTInductor compile")
 for name in ("save artefacts", "export + AOTInductor compile"):
     print(f"{name}: {cold['phases'][name]['wall']:.2f} s wall / {cold['phases'][name]['cpu']:.2f} s CPU")
 
@@ -688,6 +705,7 @@ for name in ("save artefacts", "export + AOTInductor compile"):
 predict("17.p3", None)  # replace None with your prediction
 
 # %%
+needs_compiler("what the package does with other shapes")
 print("batch of 2000:", deployed["batch of 2000"])
 print("3 rows of 101 features:", deployed["101 features"])
 reveal(
@@ -705,6 +723,7 @@ reveal(
 # first call). Set it while you test a deployment, and check shapes at your service's door:
 
 # %% tags=["version-specific"]
+needs_compiler("the package's input checks")
 CHECKED = """
 import sys, torch
 
@@ -740,6 +759,7 @@ claim(
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+needs_compiler("the plot of the first calls' costs")
 import matplotlib.pyplot as plt
 
 runs_by_name = {
