@@ -6,6 +6,7 @@ the shipped artefacts can import them by name.
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -179,7 +180,8 @@ def any_batch_runs(args, got):
     except Exception:  # noqa: BLE001 - refused, as it should be
         lower, upper = _batch_bounds(got)
         if (lower, upper) != (1, 4096):
-            return f"your program's range_constraints give the batch [{lower}, {upper}]; the contract is [1, 4096]"
+            shown = "no upper bound" if upper == math.inf else upper
+            return f"your program's range_constraints give the batch [{lower}, {shown}]; the contract is [1, 4096]"
         return None
     return "your program accepted a different number of columns: declare only dimension 0 dynamic"
 
@@ -192,7 +194,15 @@ def _batch_bounds(program):
     if isinstance(size, int):
         return size, size
     bounds = program.range_constraints[size.node.expr]
-    return int(bounds.lower), int(bounds.upper)
+    return _int_or_inf(bounds.lower), _int_or_inf(bounds.upper)
+
+
+def _int_or_inf(bound):
+    """A sympy bound as an int; ``math.inf`` for an unbounded one (``int_oo``, which int() refuses)."""
+    try:
+        return int(bound)
+    except (TypeError, ValueError, AttributeError, OverflowError):
+        return math.inf
 
 
 def export_static(model, x):
