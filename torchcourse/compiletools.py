@@ -243,11 +243,12 @@ def no_compiler_line() -> str:
     )
 
 
-def say_once() -> None:
-    """Print :func:`no_compiler_line` once: at the first compiled call or skipped cell or claim."""
+def say_once() -> bool:
+    """Print :func:`no_compiler_line` once (first compiled call, skipped cell or claim); the fallback on?"""
     if _state["active"] and not _state["said"] and not _state["quiet"]:
         _state["said"] = True
         print(_state["line"])
+    return _state["active"]
 
 
 def needs_compiler(what: str) -> None:

@@ -194,6 +194,7 @@ EXERCISES = [
             "before ' = '.",
         ],
         wrong=[_kernel_count_metric, _graph_op_names, _every_mention],
+        needs_compiler=True,
     ),
     Exercise(
         "09.8",
@@ -255,6 +256,7 @@ EXERCISES = [
             _dropout_outside,
             _dropout_compiled_then_eager,
         ],
+        needs_compiler=True,
     ),
     Exercise(
         "09.6",

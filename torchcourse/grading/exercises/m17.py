@@ -107,6 +107,7 @@ EXERCISES = [
         ],
         wrong=[c.ship_uncalled, c.ship_pair, c.ship_other_shape, c.ship_eager_backend],
         generated=False,
+        needs_compiler=True,
     ),
     Exercise(
         "17.6",
@@ -121,5 +122,6 @@ EXERCISES = [
         ],
         wrong=[d.deploy_module_only, d.deploy_compiled, d.deploy_elsewhere, d.deploy_wrapped_module],
         generated=False,
+        needs_compiler=True,
     ),
 ]
