@@ -60,43 +60,29 @@ def _refuse_disturbed() -> bool:
 
 def check_disturbed(times: list[float], what: str = "a timing") -> None:
     """Say on stderr that ``times`` were disturbed; in the build, raise :class:`DisturbedTiming`."""
-    if not disturbed(times):
-        return
-    ratio = statistics.median(times) / min(times)
-    message = (
-        f"{DISTURBED_MARK}: {what} has its median {ratio:.1f}x its min (min {format_seconds(min(times))}, "
-        f"median {format_seconds(statistics.median(times))}): other work took the CPU; run the cell again"
-    )
-    if _refuse_disturbed():
-        raise DisturbedTiming(
-            message + f". The build does not store a disturbed timing: rebuild on a quiet machine "
-            f"(or set {ALLOW_DISTURBED_ENV}=1 for a draft)."
-        )
-    print(message, file=sys.stderr)
+    if disturbed(times):
+        ratio, low, mid = statistics.median(times) / min(times), min(times), statistics.median(times)
+        _say(f"{what} has its median {ratio:.1f}x its min (min {format_seconds(low)}, median {format_seconds(mid)})")
 
 
 def check_consistent(consistent: Any, what: str, evidence: str = "") -> bool:
-    """Flag a run whose timings break a relation that holds by construction of the work.
+    """Flag a run whose timings break a relation that holds by construction of the work (a 500x500
+    product does 8x the work of a 250x250 one, so it cannot take the same time): such a run was
+    disturbed (threads of a small product waiting at a barrier for a descheduled sibling stretch
+    every call). As :func:`check_disturbed`: the build raises, elsewhere stderr says so; False."""
+    if not consistent:
+        _say(f"{what} does not hold in this run ({evidence})")
+    return bool(consistent)
 
-    Some relations are not findings but arithmetic: a 500x500 product does 8x the work of a
-    250x250 one, so it cannot take less time. When a run breaks one, the run was disturbed
-    (in a busy process, threads that wait at a barrier for a descheduled sibling can stretch
-    every call of a small product), and the timing says nothing about the law. Like
-    :func:`check_disturbed`: in the build this raises :class:`DisturbedTiming` (a stored
-    output must come from a quiet machine); elsewhere it says so on stderr and returns False.
-    """
-    if bool(consistent):
-        return True
-    message = (
-        f"{DISTURBED_MARK}: {what} does not hold in this run ({evidence}): other work took the CPU; run the cell again"
-    )
+
+def _say(what: str) -> None:
+    message = f"{DISTURBED_MARK}: {what}: other work took the CPU; run the cell again"
     if _refuse_disturbed():
         raise DisturbedTiming(
             message + f". The build does not store a disturbed timing: rebuild on a quiet machine "
             f"(or set {ALLOW_DISTURBED_ENV}=1 for a draft)."
         )
     print(message, file=sys.stderr)
-    return False
 
 
 @dataclass
