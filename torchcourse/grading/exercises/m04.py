@@ -20,35 +20,15 @@ SIGNED = (torch.int8, torch.int16, torch.int32, torch.int64)
 
 
 to_float32_tensor = solution("04", "to_float32_tensor")
-
-
 nbytes = solution("04", "nbytes")
-
-
 mean_counts = solution("04", "mean_counts")
-
-
 smallest_int_dtype = solution("04", "smallest_int_dtype")
-
-
 brighten = solution("04", "brighten")
-
-
 gene_totals = solution("04", "gene_totals")
-
-
 variance = solution("04", "variance")
-
-
 quadratic_roots = solution("04", "quadratic_roots")
-
-
 with_default_dtype = solution("04", "with_default_dtype")
-
-
 rotate = solution("04", "rotate")
-
-
 close_enough = solution("04", "close_enough")
 
 
