@@ -40,6 +40,13 @@ def _fmt(x: Any) -> str:
     return repr(x)
 
 
+def _fmt_got(x: Any, limit: int = 160) -> str:
+    """The answer's value, cut to ``limit`` characters: a long string (the repr of an object that
+    holds a traceback or a file path, say) would otherwise fill the check's one line."""
+    text = _fmt(x)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _compare_tensors(
     got: torch.Tensor, exp: torch.Tensor, rtol: float, atol: float, check_dtype: bool, where: str
 ) -> str | None:
@@ -134,7 +141,7 @@ def _compare(got: Any, exp: Any, rtol: float, atol: float, check_dtype: bool, wh
         got = type(exp)(got)  # NumPy's str_ and bool_ are the same values as str and bool
     if isinstance(exp, bool) or isinstance(exp, (torch.dtype, torch.device, str)) or exp is None:
         if type(got) is not type(exp) or got != exp:
-            return f"{where}expected {_fmt(exp)}, got {describe(got) if type(got) is not type(exp) else _fmt(got)}"
+            return f"{where}expected {_fmt(exp)}, got {describe(got) if type(got) is not type(exp) else _fmt_got(got)}"
         return None
     if isinstance(exp, int):
         if isinstance(got, torch.Tensor) and got.numel() == 1 and not got.is_floating_point():
