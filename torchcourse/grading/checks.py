@@ -31,7 +31,7 @@ from torchcourse.grading.cases import _plain_data, case_text, changed, generated
 from torchcourse.grading.compare import compare, describe
 from torchcourse.grading.isolation import Isolated
 from torchcourse.grading.rules import Case, Rule
-from torchcourse.grading.timelimit import TimeLimit, TimeLimitExceeded
+from torchcourse.grading.timelimit import TimeLimit, TimeLimitExceeded, budget, too_slow
 
 PASS, FAIL, TODO = "✓", "✗", "…"
 NOT_CHECKED = "the answer is what inductor generates, and without a C++ compiler aot_eager runs instead"
@@ -191,7 +191,7 @@ def evaluate(ex: Exercise, fn: Any, time_limit: float | None = None) -> tuple[st
             try:
                 return _evaluate(ex, fn, ran, limit, time_limit)
             except TimeLimitExceeded:
-                return FAIL, _too_slow(limit.seconds)
+                return FAIL, too_slow(limit.seconds)
             except KeyboardInterrupt:
                 raise
             except BaseException as exc:  # the reference or a rule failed after the answer ran
@@ -199,20 +199,7 @@ def evaluate(ex: Exercise, fn: Any, time_limit: float | None = None) -> tuple[st
                     raise
                 return FAIL, _broke_something(exc)
     except TimeLimitExceeded:  # fired between the answer's return and the end of the check
-        return FAIL, _too_slow(limit.seconds)
-
-
-# Seconds each input may take, the learner's code, the reference and the rules together: enough
-# for a first compile (11-20 s on a 2-core laptop, more for AOTInductor) with room to spare.
-SECONDS_PER_CASE = 20.0
-SECONDS_PER_COMPILING_CASE = 120.0
-_COMPILING_MODULES = {"09", "10", "11", "12", "13", "15", "17"}  # compile, or start processes
-
-
-def budget(ex: Exercise, n_cases: int) -> float:
-    """The check's time limit in seconds: a number of seconds per input case, more where it compiles."""
-    per = SECONDS_PER_COMPILING_CASE if ex.id.split(".")[0] in _COMPILING_MODULES else SECONDS_PER_CASE
-    return per * max(n_cases, 1)
+        return FAIL, too_slow(limit.seconds)
 
 
 def exc_text(exc: BaseException) -> str:
@@ -231,14 +218,6 @@ _QUOTES_CODE = re.compile(r'\s(?:from user code:|Traceback \(most recent call la
 
 def _one_line(message: str) -> str:
     return " ".join(_QUOTES_CODE.sub(" ", message).split())
-
-
-def _too_slow(seconds: float | None) -> str:
-    return (
-        f"your function was still running after {seconds or 0:.3g} s, this check's time limit for all its inputs "
-        "(generous: a first compile fits in it many times), so it was stopped: look for a loop that never ends, "
-        "a wait (input(), time.sleep, a lock) or work that grows much faster than the input"
-    )
 
 
 def _broke_something(exc: BaseException) -> str:
@@ -260,7 +239,7 @@ def _evaluate(ex: Exercise, fn: Any, ran: list, limit: TimeLimit, seconds: float
     early, late = [r for r in ex.rules if r.early], [r for r in ex.rules if not r.early]
     plan = [(args, "") for args in cases] + generated_cases(ex, list(cases))
     fresh_builds: list = []
-    limit.arm(budget(ex, len(plan)) if seconds is None else seconds)
+    limit.arm(budget(ex.id, len(plan)) if seconds is None else seconds)
     for i, (args, label) in enumerate(plan):
         where = case_text(i, args) + (f" ({label})" if label else "")
         ref_args, my_args, before = snapshot(args), snapshot(args), snapshot(args)

@@ -117,3 +117,24 @@ class TimeLimit:
                     owner = "learner"
             frame = frame.f_back
         return owner == "learner"
+
+
+# Seconds each input may take, the learner's code, the reference and the rules together: enough
+# for a first compile (11-20 s on a 2-core laptop, more for AOTInductor) with room to spare.
+SECONDS_PER_CASE = 20.0
+SECONDS_PER_COMPILING_CASE = 120.0
+_COMPILING_MODULES = {"09", "10", "11", "12", "13", "15", "17"}  # compile, or start processes
+
+
+def budget(exercise_id: str, n_cases: int) -> float:
+    """The check's time limit in seconds: a number of seconds per input case, more where it compiles."""
+    per = SECONDS_PER_COMPILING_CASE if exercise_id.split(".")[0] in _COMPILING_MODULES else SECONDS_PER_CASE
+    return per * max(n_cases, 1)
+
+
+def too_slow(seconds: float | None) -> str:
+    return (
+        f"your function was still running after {seconds or 0:.3g} s, this check's time limit for all its inputs "
+        "(generous: a first compile fits in it many times), so it was stopped: look for a loop that never ends, "
+        "a wait (input(), time.sleep, a lock) or work that grows much faster than the input"
+    )
