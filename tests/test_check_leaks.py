@@ -208,7 +208,16 @@ def swallows_and_waits(*args):
             pass
 
 
-@pytest.mark.parametrize("answer", [forever, swallows_and_waits])
+# An answer defined where its code has no file: `python -c`, exec, a terminal IPython's
+# "<ipython-input-...>" (the limit once skipped such frames as generated code and never fired).
+_namespace: dict = {"time": time}
+exec(
+    compile("def forever_without_a_file(*args):\n    while True:\n        time.sleep(10)\n", "<string>", "exec"),
+    _namespace,
+)  # noqa: S102
+
+
+@pytest.mark.parametrize("answer", [forever, swallows_and_waits, _namespace["forever_without_a_file"]])
 def test_an_answer_that_never_returns_is_stopped(answer):
     import signal
 

@@ -102,6 +102,8 @@ class TimeLimit:
         owner = None
         while frame is not None:
             code = frame.f_code
+            if owner is None and code in self.learner_codes:  # the answer, wherever it was defined ("<string>"
+                owner = "learner"  # under python -c, "<ipython-input-...>" in a terminal IPython)
             if code.co_filename.startswith("<"):  # generated code (FX graphs, exec): not the learner's own
                 frame = frame.f_back
                 continue
