@@ -1446,7 +1446,10 @@ else:
 #   They never change inside the loop, but the loop also stores through an
 #   `int8_t*`, and in C++ a pointer to bytes may point anywhere, the means included, so the
 #   compiler must assume a store can change them. Declare the output `__restrict__` (it aliases
-#   nothing) and the same C++ compiles with the broadcasts moved out of the loop;
+#   nothing) and the same C++, compiled at one thread, has the broadcasts moved out of the loop.
+#   With more than one thread, inductor puts the loop inside an OpenMP parallel region, and
+#   there the same `__restrict__` leaves the broadcasts in the loop (with GCC): the thread count
+#   this notebook runs at decides which loop the cell above read;
 # * **no FMA**: inductor compiles with `-ffp-contract=off`, so `x * w + b` stays a multiply and
 #   an add, rounded twice as eager torch rounds it, on a CPU that has FMA (the same command line
 #   passes `-mfma`);
@@ -1507,7 +1510,7 @@ else:
 
 # %% [markdown] tags=["verified"]
 # <details class="verified-facts">
-# <summary><b>Verified</b>: 23 statements of this lesson are tested facts, 1 tracking a known torch bug. Open for the torch releases each one was tested on.</summary>
+# <summary><b>Verified</b>: 24 statements of this lesson are tested facts, 1 tracking a known torch bug. Open for the torch releases each one was tested on.</summary>
 # <table class="verified-facts">
 # <tr><th>statement</th><th>torch 2.13.0 (pinned)</th></tr>
 # <tr><td>“the setting is read once per process, the first time compiled code needs a default dtype”</td><td>✓</td></tr>
@@ -1527,11 +1530,12 @@ else:
 # <tr><td>“Only the functions <code>torch._numpy.random</code> implements are traced this way: <code>seed</code>, <code>rand</code>, <code>randn</code>, <code>random_sample</code> (and its names <code>random</code> and <code>sample</code>), <code>uniform</code>, <code>normal</code>, <code>randint</code>, <code>choice</code> and <code>shuffle</code>. Any other <code>np.random</code> call, such as <code>np.random.standard_normal</code> or a <code>np.random.default_rng()</code> generator, is not traced: it breaks the graph and runs in NumPy, with NumPy&#x27;s numbers”</td><td>✓</td></tr>
 # <tr><td>“<code>torch._dynamo.config.use_numpy_random_stream = True</code> asks for NumPy&#x27;s numbers everywhere: dynamo then refuses to trace every <code>np.random</code> call and breaks the graph there, so NumPy itself draws them.”</td><td>✓</td></tr>
 # <tr><td>“Three kinds of code end a graph: a NumPy function it lacks (in torch 2.13 <code>np.polyval</code>, <code>np.isin</code>, <code>np.digitize</code>, <code>np.partition</code> and <code>np.trapezoid</code>, among others), a dtype a tensor cannot hold (strings, Python objects), and a method whose result is not an array (<code>.tolist()</code> of floats). Dynamo runs such a call in plain NumPy and compiles the code before and after it as separate graphs”</td><td>✓</td></tr>
-# <tr><td>“In the Numba loop as its users write it, the innermost loops run over the coordinates and the means and carry the best distance from one mean to the next, so the loop over the points is not made into vector code”</td><td title="(&#x27;/work/main/tests/facts/l12.py&#x27;, 370, &quot;Skipped: could not import &#x27;numba&#x27;: No module named &#x27;numba&#x27;&quot;)">skipped</td></tr>
-# <tr><td>“computes the distances in one fused loop, without NumPy&#x27;s <code>(k, n, d)</code> array of differences, but at the benchmark&#x27;s size it still writes the <code>(k, n)</code> distances”</td><td title="(&#x27;/work/main/tests/facts/l12.py&#x27;, 399, &quot;Skipped: could not import &#x27;jax&#x27;: No module named &#x27;jax&#x27;&quot;)">skipped</td></tr>
+# <tr><td>“In the Numba loop as its users write it, the innermost loops run over the coordinates and the means and carry the best distance from one mean to the next, so the loop over the points is not made into vector code”</td><td title="(&#x27;/work/main/tests/facts/l12.py&#x27;, 402, &quot;Skipped: could not import &#x27;numba&#x27;: No module named &#x27;numba&#x27;&quot;)">skipped</td></tr>
+# <tr><td>“computes the distances in one fused loop, without NumPy&#x27;s <code>(k, n, d)</code> array of differences, but at the benchmark&#x27;s size it still writes the <code>(k, n)</code> distances”</td><td title="(&#x27;/work/main/tests/facts/l12.py&#x27;, 431, &quot;Skipped: could not import &#x27;jax&#x27;: No module named &#x27;jax&#x27;&quot;)">skipped</td></tr>
 # <tr><td>“an in-place operation on an argument changes the caller&#x27;s array, and a slice it returns is a view of the input”</td><td>✓</td></tr>
 # <tr><td>“Compiled NumPy keeps the input&#x27;s dtype (<code>torch._numpy</code> passes <code>dtype=a.dtype</code> when you give none), so the running total wraps past 127 without a word.”<br><i>Tracks an upstream bug: pytorch/pytorch#198056 (np.cumsum(int8) overflows in int8 under torch.compile); once torch._numpy widens like NumPy, lesson 12&#x27;s cumsum cell, its prediction 12.p3 and this sentence change</i></td><td>✓</td></tr>
-# <tr><td>“They never change inside the loop, but the loop also stores through an <code>int8_t*</code>, and in C++ a pointer to bytes may point anywhere, the means included, so the compiler must assume a store can change them. Declare the output <code>__restrict__</code> (it aliases nothing) and the same C++ compiles with the broadcasts moved out of the loop”</td><td>✓</td></tr>
+# <tr><td>“They never change inside the loop, but the loop also stores through an <code>int8_t*</code>, and in C++ a pointer to bytes may point anywhere, the means included, so the compiler must assume a store can change them. Declare the output <code>__restrict__</code> (it aliases nothing) and the same C++, compiled at one thread, has the broadcasts moved out of the loop”</td><td>✓</td></tr>
+# <tr><td>“With more than one thread, inductor puts the loop inside an OpenMP parallel region, and there the same <code>__restrict__</code> leaves the broadcasts in the loop (with GCC)”</td><td>✓</td></tr>
 # <tr><td>“inductor compiles with <code>-ffp-contract=off</code>, so <code>x * w + b</code> stays a multiply and an add, rounded twice as eager torch rounds it, on a CPU that has FMA (the same command line passes <code>-mfma</code>)”</td><td>✓</td></tr>
 # </table>
 # <p><small>✓ passed on that release; ✗ failed; skipped: not run there (hover for the reason).</small></p>
