@@ -1,10 +1,13 @@
-"""Module 12's rules and case builders for the K-Means exercises 12.3-12.8 (imported by m12.py).
+"""Module 12's rules and case builders for the exercises 12.3-12.8 (imported by m12.py).
 
-Points around random means, the nearest-mean property of 12.5, the reused-buffer rule of 12.6,
+Points around random means, the nearest-mean property of 12.5, the reused-buffer rule of 12.6, the
+12.7 cases (NumPy functions whose compiled dtype, shape or type may differ from NumPy's)
 and the counting backend, tensor inputs and meta-device run of 12.8.
 """
 
 from __future__ import annotations
+
+import types
 
 import numpy as np
 import torch
@@ -12,6 +15,7 @@ import torch
 from torchcourse.bench.workloads import kmeans as km
 from torchcourse.grading.compare import compare, describe
 from torchcourse.grading.exercises._inputs import generator, randn
+from torchcourse.grading.exercises._solutions import solution
 from torchcourse.grading.rules import Case, Rule
 
 
@@ -210,4 +214,84 @@ def _on_device(got, np_fn, backend):
         return f"on meta tensors: {msg}"
     if backend.graphs != 1:
         return f"on meta tensors, calling your function compiled {backend.graphs} graphs; make it one graph"
+    return None
+
+
+# --- 12.7 what the compiled NumPy function returns ----------------------------------------------
+
+
+def _nd_total(x):
+    return x.sum()
+
+
+def _nd_centred(x):
+    return x - x.mean(axis=0)
+
+
+def _nd_scaled(x):
+    return x * 2.5
+
+
+def _nd_max_int(x):
+    return np.max(x)
+
+
+def _nd_norms(x):
+    return np.linalg.norm(x, axis=-1)
+
+
+def _nd_halved(x):
+    return x / 2  # int32: NumPy gives float64, the compiled code float32
+
+
+def _nd_cumulative(x):
+    return np.cumsum(x)  # int8: NumPy gives int64, the compiled code int8
+
+
+def _fresh(f):
+    """``f`` with its own code object, so no compiled graph is reused from an earlier call."""
+    return types.FunctionType(f.__code__.replace(), f.__globals__, f.__name__, f.__defaults__, f.__closure__)
+
+
+compiled_kind = solution("12", "compiled_kind")
+
+
+def _kind_cases():
+    rng = np.random.default_rng(1207)
+    return [
+        (_fresh(_nd_total), rng.standard_normal(5).astype(np.float32)),
+        (_fresh(_nd_total), rng.standard_normal((2, 3)).astype(np.float16)),
+        (_fresh(_nd_total), rng.integers(-9, 9, (2, 2), dtype=np.int8)),
+        (_fresh(_nd_centred), rng.standard_normal((4, 3))),
+        (_fresh(_nd_centred), rng.integers(0, 9, (3, 2), dtype=np.int16)),
+        (_fresh(_nd_scaled), rng.standard_normal(3).astype(np.float32)),
+        (_fresh(_nd_max_int), rng.integers(-5, 5, (1, 4), dtype=np.int32)),
+        (_fresh(_nd_norms), rng.standard_normal((3, 2)).astype(np.float32)),
+        (_fresh(_nd_norms), rng.standard_normal((1, 1))),
+        (_fresh(_nd_halved), rng.integers(-9, 9, 4, dtype=np.int32)),
+        (_fresh(_nd_cumulative), rng.integers(-9, 9, 5, dtype=np.int8)),
+    ]
+
+
+def _kind_of_eager_as_array(np_fn, x):
+    """NumPy's own result made an array: right wherever only the scalar differs, not the dtype."""
+    out = np.asarray(np_fn(x))
+    return out.dtype, out.shape, type(out)
+
+
+def _kind_property(args, got):
+    """12.7 compares each of the three parts with what the compiled function really returned."""
+    np_fn, x = args
+    if not (isinstance(got, (tuple, list)) and len(got) == 3):
+        return f"return a triple (dtype, shape, type), got {describe(got)}"
+    dtype, shape, kind = compiled_kind(np_fn, x.copy())
+    if not isinstance(got[0], np.dtype) or got[0] != dtype:
+        return f"the dtype should be the NumPy dtype {dtype!r}, got {describe(got[0])}"
+    if not isinstance(got[1], tuple) or got[1] != shape:
+        return f"the shape should be {shape}, got {describe(got[1])}"
+    if got[2] is not kind:
+        eager = type(np_fn(x.copy()))
+        told = " (that is what the NumPy function returns without compiling it)" if got[2] is eager else ""
+        name = f"{got[2].__module__}.{got[2].__name__}" if isinstance(got[2], type) else describe(got[2])
+        return f"the compiled function returns a numpy.{kind.__name__}, got {name}{told}"
     return None
