@@ -258,6 +258,13 @@ def kind_fullgraph(np_fn, x):
     return np.dtype(out.dtype), tuple(np.shape(out)), out.__class__
 
 
+def kind_asarray(np_fn, x):
+    """Compiled with aot_eager on a copy, read through np.asarray (the type from the result itself)."""
+    out = torch.compile(np_fn, backend="aot_eager")(x.copy())
+    arr = np.asarray(out)
+    return arr.dtype, arr.shape, type(out)
+
+
 def kind_predicted(np_fn, x):
     """A prediction without compiling: arrays with NumPy's dtypes. Wrong where the compiled code picks
     another dtype (int32 / 2 gives float32, NumPy float64; an int8 cumsum stays int8, NumPy's is int64)."""
@@ -360,6 +367,7 @@ TABLE = [
     ("07.9", async_in_place, FAIL, "new dict", "breaks only 'a new dict'"),
     ("07.9", async_drops_others, FAIL, "unchanged", "breaks only 'other values unchanged'"),
     ("12.7", kind_fullgraph, PASS, "", "fullgraph, np.dtype, __class__"),
+    ("12.7", kind_asarray, PASS, "", "aot_eager on a copy, np.asarray"),
     ("12.7", kind_predicted, FAIL, "NumPy dtype", "a prediction with NumPy's dtypes, without compiling"),
     ("12.7", kind_eager, FAIL, "without compiling", "breaks only 'compiled'"),
     ("12.7", kind_torch_dtype, FAIL, "NumPy dtype", "breaks only 'a NumPy dtype'"),
