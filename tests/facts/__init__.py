@@ -93,3 +93,20 @@ def fact(
         return fn
 
     return register
+
+
+def dispatched_ops():
+    """A dispatch mode that records the name of every aten op run under it (``with mode as m: ...;
+    m.ops``), shared by the facts that count what a Python loop dispatches (lessons 01 and 05)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Ops(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops.append(func.overloadpacket.__name__)
+            return func(*args, **(kwargs or {}))
+
+    return Ops()

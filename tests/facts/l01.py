@@ -10,7 +10,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from tests.facts import fact
+from tests.facts import dispatched_ops, fact
 
 
 def _same_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -160,21 +160,11 @@ def _():
     "elements, where the same loop over the list's floats dispatches none",
 )
 def _():
-    from torch.utils._python_dispatch import TorchDispatchMode
 
     t = torch.arange(3.0, dtype=torch.float64)
     items = list(t)
     assert all(isinstance(v, torch.Tensor) and v.dim() == 0 for v in items)
     assert len({id(v) for v in items}) == len(items) and t[0] is not t[0]
-
-    class Ops(TorchDispatchMode):
-        def __init__(self):
-            super().__init__()
-            self.ops = []
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            self.ops.append(func.overloadpacket.__name__)
-            return func(*args, **(kwargs or {}))
 
     def loop_sum(values):  # the lesson's loop
         total = 0.0
@@ -184,11 +174,11 @@ def _():
 
     for n in (5, 50):
         x = torch.rand(n, dtype=torch.float64)
-        with Ops() as over_tensor:
+        with dispatched_ops() as over_tensor:
             loop_sum(x)
-        with Ops() as indexing:
+        with dispatched_ops() as indexing:
             [x[i] for i in range(n)]
-        with Ops() as over_list:
+        with dispatched_ops() as over_list:
             loop_sum(x.tolist())
         assert sum(op in ("add", "add_") for op in over_tensor.ops) == n  # one dispatched addition a step
         assert indexing.ops == ["select"] * n  # one new 0-d view a t[i]

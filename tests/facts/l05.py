@@ -9,7 +9,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 from torch.utils.benchmark import Timer
 
-from tests.facts import fact
+from tests.facts import dispatched_ops, fact
 
 
 @fact(
@@ -21,21 +21,11 @@ from tests.facts import fact
     "on one number), 2n for n elements, where the same loop over a list of floats dispatches none",
 )
 def _():
-    from torch.utils._python_dispatch import TorchDispatchMode
 
     t = torch.arange(5.0)
     e = t[2]
     assert isinstance(e, torch.Tensor) and e.dim() == 0 and e._base is t
     assert e.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
-
-    class Ops(TorchDispatchMode):
-        def __init__(self):
-            super().__init__()
-            self.ops = []
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            self.ops.append(func.overloadpacket.__name__)
-            return func(*args, **(kwargs or {}))
 
     def loop(values, n):
         total = 0.0
@@ -45,9 +35,9 @@ def _():
 
     for n in (4, 40):
         x = torch.rand(n)
-        with Ops() as over_tensor:
+        with dispatched_ops() as over_tensor:
             loop(x, n)
-        with Ops() as over_list:
+        with dispatched_ops() as over_list:
             loop(x.tolist(), n)
         assert over_tensor.ops.count("select") == n and over_tensor.ops.count("add") == n
         assert over_list.ops == []
