@@ -240,3 +240,21 @@ def test_the_time_limit_never_fires_in_the_reference():
         return ex.reference(*args)
 
     assert evaluate(ex, hands_over, time_limit=1e-4)[0] == "✓"
+
+
+def test_a_setting_updated_in_place_is_seen_and_put_back():
+    """AOTInductor writes its device metadata into ``inductor.config.aot_inductor.metadata`` in place.
+    torch's cached config dict (and ``save_config()``) keep the old value while the FX graph cache key
+    reads the new one, so 17.5 after 17.6 in one process gave a right answer a miss in CI. A check must
+    see such a change (the leak test compares these pictures) and put the value back."""
+    import torch._inductor.config as inductor_config
+
+    from torchcourse.grading.isolation import Isolated
+
+    was = dict(inductor_config.aot_inductor.metadata)
+    before = process_state()
+    with Isolated():
+        inductor_config.aot_inductor.metadata["AOTI_TEST_KEY"] = "x"  # as aoti_compile_and_package does
+        assert differences(before, process_state()) == ["torch._inductor.config"]
+    assert inductor_config.aot_inductor.metadata == was
+    assert not differences(before, process_state())

@@ -114,11 +114,18 @@ def process_state() -> dict[str, Any]:
 
 
 def _config(module: Any) -> dict[str, Any]:
-    """A config module's values (read-only: torch caches this dict until a value changes)."""
-    try:
-        return module._get_dict(readonly_values=True)
-    except (AttributeError, TypeError):  # another torch release
-        return module.get_config_copy()
+    """A config module's values, read afresh and with mutable values copied. Not torch's read-only
+    cached dict: code that updates a dict-valued setting in place (AOTInductor writes its device
+    metadata into ``inductor.config.aot_inductor.metadata``) changes the live value, which the FX
+    graph cache key reads, while the cached dict and ``save_config()`` keep the old one."""
+    values = module.get_config_copy()
+    for key, value in values.items():
+        if isinstance(value, (dict, list, set)):
+            try:
+                values[key] = copy.deepcopy(value)
+            except Exception:  # noqa: BLE001 - an uncopyable value is compared as it is
+                pass
+    return values
 
 
 def _numpy_rng() -> tuple:
