@@ -346,3 +346,67 @@ def _():
     assert config.aot_inductor.check_lowerbound is True
     assert "[2+, ...] lowerbound" in inspect.getsource(config)
     assert "check_lowerbound" in inspect.getsource(cpp_wrapper_cpu)
+
+
+AOTI_THEN_SAVE = """
+import json, os, sys, tempfile, torch
+from torch._dynamo.utils import counters
+def wave(x):
+    return torch.sin(x) * 2 + torch.cos(x)
+x = torch.linspace(-3, 3, 256).reshape(16, 16)
+if sys.argv[1] == "build-then-save":
+    class Tiny(torch.nn.Module):
+        def forward(self, x):
+            return x.relu() + 1
+    program = torch.export.export(Tiny(), (torch.randn(4, 4),))
+    with tempfile.TemporaryDirectory() as d:
+        torch._inductor.aoti_compile_and_package(program, package_path=os.path.join(d, "tiny.pt2"))
+    torch.compile(wave)(x)
+    with open(sys.argv[2], "wb") as f:
+        f.write(torch.compiler.save_cache_artifacts()[0])
+    print(json.dumps(dict(torch._inductor.config.aot_inductor.metadata)))
+else:
+    with open(sys.argv[2], "rb") as f:
+        torch.compiler.load_cache_artifacts(f.read())
+    torch.compile(wave)(x)
+    print(json.dumps([counters["inductor"]["fxgraph_cache_hit"], counters["inductor"]["fxgraph_cache_miss"]]))
+"""
+
+
+@fact(
+    "17",
+    "aoti-build-spoils-later-artefacts",
+    "Cache artefacts saved in a process after an AOTInductor build miss in a fresh process",
+    rival="the artefacts of such a process are fine and the build is not the cause (then the fresh process would hit, "
+    "as it does for the artefacts of section 2, saved before the worker's build)",
+    upstream="no pytorch/pytorch issue found (searched Nov 2026): `AotCodeCompiler.compile` updates "
+    "`config.aot_inductor.metadata` in place (codecache.py, `metadata.update(get_device_information(...))`), a "
+    "setting the FX graph cache key includes. Once torch copies the dict instead, the fresh process hits: revisit "
+    "lesson 17's Common mistakes",
+)
+def _():
+    import json
+    import subprocess
+    import sys
+
+    from torch._inductor import codecache
+
+    assert "metadata.update(get_device_information" in inspect.getsource(codecache.AotCodeCompiler.compile)
+    with tempfile.TemporaryDirectory() as d:
+        script, data = Path(d, "w.py"), Path(d, "artefacts.bin")
+        script.write_text(AOTI_THEN_SAVE)
+
+        def run(mode: str):
+            cache = Path(d, mode)
+            cache.mkdir()
+            env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(cache), TORCHINDUCTOR_COMPILE_THREADS="1")
+            done = subprocess.run(
+                [sys.executable, str(script), mode, str(data)], env=env, capture_output=True, text=True, timeout=600
+            )
+            assert done.returncode == 0, done.stderr[-2000:]
+            return json.loads(done.stdout.strip().splitlines()[-1])
+
+        metadata = run("build-then-save")
+        hits, misses = run("fresh")
+    assert metadata.get("AOTI_DEVICE_KEY") == "cpu", metadata  # the build left its metadata in the settings
+    assert (hits, misses) == (0, 1), (hits, misses)

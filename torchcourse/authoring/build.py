@@ -308,6 +308,11 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 print(f"executed {rel} in {seconds:.1f} s")
     print(f"build: {len(todo) - failures} notebook(s) executed, {failures} failed")
+    # The instructor guide quotes the stored run times and the lessons' text: rewrite it from what
+    # is stored now, or it is stale the moment a lesson is rebuilt.
+    from torchcourse.authoring import guide
+
+    guide.main([])
     return 1 if failures else 0
 
 
