@@ -26,7 +26,7 @@ def built_once(build, program, directory):
     if cached is None or not Path(cached).exists():
         result = build(program, directory)
         (made,) = Path(directory).glob("*.pt2")
-        keep = Path(tempfile.mkdtemp(prefix="torchcourse-17-6-reference-")) / made.name
+        keep = Path(_temporary("torchcourse-17-6-reference-")) / made.name
         shutil.copy(made, keep)
         _PACKAGES[key.hexdigest()] = str(keep)
         return result
@@ -52,7 +52,23 @@ class PackageDir(type(Path())):
 
 
 def new_package_dir() -> PackageDir:
-    return PackageDir(tempfile.mkdtemp(prefix="torchcourse-17-6-"))
+    return PackageDir(_temporary("torchcourse-17-6-"))
+
+
+_MADE: list[str] = []  # the temporary directories of 17.6's checks, removed when the process ends
+
+
+def _temporary(prefix: str) -> str:
+    """A new temporary directory that goes when the kernel or process ends (a package is about
+    1.5 MB, and a learner may run the check many times)."""
+    made = tempfile.mkdtemp(prefix=prefix)
+    if not _MADE:
+        import atexit
+        import shutil
+
+        atexit.register(lambda: [shutil.rmtree(d, ignore_errors=True) for d in _MADE])
+    _MADE.append(made)
+    return made
 
 
 def deploy_cases():
