@@ -109,6 +109,14 @@ def run(cmd: list[str], step: str) -> int:
     return rc
 
 
+def half_made(python: Path) -> bool:
+    """A venv whose creation was cut short (Ctrl-C during `make lab`) has a python but no pip; made
+    again rather than failing at every later run with "No module named pip"."""
+    return (
+        python.exists() and subprocess.run([str(python), "-m", "pip", "--version"], capture_output=True).returncode != 0
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter
@@ -172,6 +180,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "on"]
+    if not args.here and half_made(python):
+        say(f"{args.venv} has no working pip (its creation was interrupted?): making it again")
+        shutil.rmtree(args.venv)
     if not python.exists():
         if run([sys.executable, "-m", "venv", str(args.venv)], "create the venv"):
             return 1

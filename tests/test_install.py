@@ -174,3 +174,17 @@ def test_the_learners_notebooks_are_not_paired_with_a_py(tmp_path):
 def test_work_is_not_tracked():
     out = subprocess.run(["git", "check-ignore", "-q", "work/notebooks/00_start_here.ipynb"], cwd=ROOT)
     assert out.returncode == 0, "work/ must be git-ignored"
+
+
+def test_a_venv_cut_short_is_made_again(tmp_path):
+    """A venv interrupted while being created has a python and no pip: the script makes it again
+    (seen here: a `make test` stopped during the install failed at every later run)."""
+    import venv
+
+    spec = importlib.util.spec_from_file_location("install", ROOT / "scripts" / "install.py")
+    install = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(install)
+    venv.create(tmp_path / "cut", with_pip=False)
+    assert install.half_made(tmp_path / "cut" / "bin" / "python")
+    assert not install.half_made(Path(sys.executable))
+    assert not install.half_made(tmp_path / "absent" / "bin" / "python")
