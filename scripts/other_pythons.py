@@ -39,10 +39,12 @@ FAST_LAYER = (
     "tests/test_facts.py",
     "tests/test_checks.py",
     # Every check's message on odd and breaking answers (tracebacks and exception texts differ between
-    # Pythons). The repeat test (every answer 12 times in one process) and the twice-in-one-kernel test
-    # judge what a check leaves in the process, not the interpreter: they run on the default Python
-    # only, which keeps CI inside its limit (with them, the layer on 3.13 took 20 min on a busy machine).
+    # Pythons), and every reference and wrong answer through its check once (the repeat test with
+    # TORCHCOURSE_CHECK_ROUNDS=1, set in run_layer: the 12 rounds judge what a check leaves in the
+    # process, not the interpreter, and run on the default Python; with them the layer on 3.13 took
+    # 20 min on a busy machine). The twice-in-one-kernel test runs on the default Python only.
     "tests/test_check_leaks.py",
+    "tests/test_check_repeat.py",
     "tests/test_constraints.py",
     "tests/test_stated_constraints.py",
     "tests/test_generated_cases.py",
@@ -124,6 +126,8 @@ def ensure_venv(version: str, python: str) -> Path:
         return py
     print(f"Python {version}: installing the fast layer's packages into {venv.name} (torch alone is about", flush=True)
     print("  200 MB as a CPU build and about 3 GB as a CUDA build, which pip takes on Linux by default)", flush=True)
+    if py.exists() and subprocess.run([str(py), "-m", "pip", "--version"], capture_output=True).returncode:
+        shutil.rmtree(venv)  # its creation was cut short: a python without pip
     if not py.exists():
         subprocess.run([python, "-m", "venv", str(venv)], check=True)
     pip = [str(py), "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off", "-q"]
@@ -140,7 +144,8 @@ def run_layer(version: str, py: Path, workers: str) -> tuple[bool, str]:
     command = [str(py), "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", workers, "--dist", "loadfile", *paths]
     print(f"Python {version}: {len(paths)} test files of the fast layer", flush=True)
     start = time.perf_counter()
-    proc = subprocess.run(command, cwd=ROOT, text=True, capture_output=True)
+    env = dict(os.environ, TORCHCOURSE_CHECK_ROUNDS="1")  # each answer once (see FAST_LAYER)
+    proc = subprocess.run(command, cwd=ROOT, text=True, capture_output=True, env=env)
     seconds = time.perf_counter() - start
     tail = [line for line in proc.stdout.splitlines() if line.strip()]
     closing = tail[-1].strip("= ") if tail else "no output"
