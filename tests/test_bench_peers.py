@@ -108,6 +108,7 @@ def test_every_peer_variant_agrees_with_numpy():
     sums = pop.sum(axis=1)
     for got in (
         nb["sum_loop"](pop),
+        nb["sum_loop32"](pop),
         nb["sum_narrow"](pop, np.empty(257, np.int32)),
         nb["sum_words"](pop, np.empty(257, np.int32)),
         jx["sum_words"](pop),
@@ -196,3 +197,98 @@ def test_the_first_call_children_get_their_own_numba_cache(monkeypatch):
     assert len(seen) == 6
     for env in seen:
         assert os.path.dirname(env["NUMBA_CACHE_DIR"]) == os.path.dirname(env["TORCHINDUCTOR_CACHE_DIR"])
+
+
+class _StandIns(dict):
+    """Any kernel name: a callable that does nothing (the variant lists are built, never run)."""
+
+    def __missing__(self, name):
+        return lambda *args: None
+
+
+def _built(peers: bool) -> dict[str, list]:
+    from torchcourse.bench import sidebyside_variants as sv
+
+    stand_ins = sv.Peers(_StandIns(), _StandIns(), put=lambda a: a, ready=lambda x: x)
+    return {g: build() for g, _, build in sv.workloads(quick=True, peers=peers, stand_ins=stand_ins)}
+
+
+def test_every_tool_has_every_kind_of_row_in_numpys_dtype():
+    # Like for like by construction: each workload gives torch, Numba and JAX an "as written" row
+    # in the dtype of NumPy's baseline and a "course's rewrite" row, the same (kind, dtype) rows for
+    # each tool, and NumPy runs each kind but "as written" (its baseline) uncompiled: the control.
+    # A builder with a gap raises; built here with stand-ins for the peers, so no Numba or JAX.
+    from torchcourse.bench import sidebyside_variants as sv
+
+    with_peers = _built(True)
+    for built, tools in ((with_peers, sv.TOOLS), (_built(False), ("torch",))):
+        assert list(built) == ["k-means", "ga fitness 1 (sum)", "ga fitness 2", "ga fitness 3"]
+        for group, vs in built.items():
+            rows = [(v.tool, v.how, v.dtype) for v in vs]
+            assert sv.unlike(rows, tools) == [], group
+            assert rows[0][:2] == ("NumPy", "baseline")
+            assert {t for t, _, _ in rows} == {"NumPy", *tools}
+            for tool in tools:
+                assert {how for t, how, _ in rows if t == tool} >= set(sv.KINDS), (group, tool)
+                assert {d for t, how, d in rows if t == tool and how == "as written"} == {rows[0][2]}, (group, tool)
+            assert any(t == "NumPy" and how == "course's rewrite" for t, how, _ in rows), group
+    f1 = {(v.tool, v.how): v for v in with_peers["ga fitness 1 (sum)"]}
+    for tool in ("NumPy", "torch", "Numba", "JAX"):
+        assert f1[(tool, "course's dtype fix")].dtype == "int32"
+        assert f1[(tool, "course's rewrite")].dtype == "int64 words"
+    assert f1[("NumPy", "baseline")].dtype == "int64"
+    for group, vs in with_peers.items():  # JAX's rows in NumPy's int64 and float64 say what they need
+        assert all("jax_enable_x64" in v.note for v in vs if v.tool == "JAX" and v.how == "as written"), group
+
+
+def test_the_rule_names_every_gap():
+    from torchcourse.bench import sidebyside_variants as sv
+
+    rows = [(v.tool, v.how, v.dtype) for v in _built(True)["ga fitness 1 (sum)"]]
+    assert len(rows) == 12
+    for i in range(1, len(rows)):  # without any one row (the baseline apart), a gap is named
+        assert sv.unlike(rows[:i] + rows[i + 1 :]), rows[i]
+    # the stored run's fitness 1: torch's "as written" row was the course's int32 sum
+    old = [("NumPy", "baseline", "int64"), ("torch", "as written", "int32"), ("torch", "course's rewrite", "words")]
+    old += [(t, h, "int64" if h == "as written" else "words") for t in ("Numba", "JAX") for h in sv.KINDS]
+    gaps = sv.unlike(old)
+    assert "torch's 'as written' row is in int32, NumPy's baseline in int64" in gaps
+    assert "NumPy has no 'course's rewrite' row in words (the control)" in gaps
+    assert sv.unlike(rows[1:]) == ["the first row is not NumPy's baseline"]
+
+
+def test_a_result_in_another_dtype_than_numpys_row_of_its_kind_is_named():
+    # e.g. JAX without jax_enable_x64: its jit of NumPy's sum gives int32, NumPy's int64
+    from torchcourse.bench import sidebyside
+    from torchcourse.bench import sidebyside_variants as sv
+
+    def v(tool, how):
+        return sv.Variant("v", tool, how, "int64", lambda: None, 0)
+
+    vs = [v("NumPy", "baseline"), v("NumPy", "course's rewrite"), v("JAX", "as written"), v("JAX", "course's rewrite")]
+    res = [np.zeros(3, np.int64), np.zeros(3, np.int32), np.zeros(3, np.int32), torch.zeros(3, dtype=torch.int32)]
+    assert sv.result_dtype(vs, res) == ["", "", "result int32, NumPy's row of its kind int64", ""]
+    assert sidebyside._and((True, "exact"), "result int32, NumPy's row of its kind int64")[0] is False
+
+
+def test_the_numpy_rewrites_agree_with_numpy():
+    # the control rows: the course's rewrites in plain NumPy, same values and dtypes as the compiled ones
+    from torchcourse.bench.workloads import numpy_rewrites as npr
+
+    X64, M64 = kmeans.make_blobs(20_001, seed=1)
+    X, M = X64.astype(np.float32), M64.astype(np.float32)
+    W, c = (a.numpy() for a in kmeans.linear_scores(torch.from_numpy(M)))
+    out8 = np.full(len(X), -1, np.int8)
+    got = npr.assign_columns(np.ascontiguousarray(X.T), W, c, out8)
+    assert got is out8 and sidebyside.check("k-means", got, kmeans.assign_numpy(X, M))[0]
+    pop = ga.gene_population(257, seed=3)
+    pop[0] = 127  # the largest gene the word sum allows
+    P = pop.numpy()
+    out32 = np.zeros(257, np.int32)
+    assert npr.sum_words(P, out32) is out32 and np.array_equal(out32, P.sum(axis=1))
+    assert npr.sum_int32(P).dtype == np.int32 and np.array_equal(npr.sum_int32(P), P.sum(axis=1))
+    for k, box in ((2, ga.BOX2), (3, ga.BOX3)):
+        pts = ga.random_points(5_003, box, seed=k).numpy()
+        out = np.zeros(len(pts))
+        got = getattr(npr, f"fitness{k}_columns")(np.ascontiguousarray(pts.T), out)
+        assert got is out and np.array_equal(got, getattr(ga, f"fitness{k}_numpy")(pts))

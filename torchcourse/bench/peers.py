@@ -1,10 +1,12 @@
 """Numba and JAX, the tools a NumPy user reaches for first, on the course's workloads.
 
-Each workload (K-Means assignment, GA fitness 1, 2 and 3) is written two ways per tool:
+Each workload (K-Means assignment, GA fitness 1, 2 and 3) is written two ways per tool, in
+the dtypes of NumPy's code (``torchcourse.bench.sidebyside_variants`` holds the rows to that):
 
 * as its users write it: for Numba an ``@njit(parallel=True)`` scalar loop over the points
   with ``if``s and ``np.sqrt``, a fresh output each call; for JAX ``jax.jit`` of the very
   NumPy code through ``jax.numpy`` (the course's own ``f2``/``feasible2``/``f3``/``feasible3``);
+  for the gene sum also with the course's dtype fix, int32 sums (``sum_loop32``, ``sum_narrow``);
 * with the course's algorithmic rewrite (modules 12 and 13): points stored as columns, linear
   scores instead of distances, branch-free selects, the narrowest output that holds the result
   (int8 labels, int32 gene sums rather than int64), and for Numba an output buffer reused across calls (a jitted
@@ -50,7 +52,8 @@ def configure(threads: int, cache_dir: str | None = None) -> dict[str, str]:
         jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
     return {
         "numba": f"{numba.__version__}, {numba.get_num_threads()} thread(s) (numba.set_num_threads)",
-        "jax": f"{jax.__version__} (jaxlib), XLA_FLAGS={os.environ.get('XLA_FLAGS', '') or '(unset: all cores)'}",
+        "jax": f"{jax.__version__} (jaxlib), jax_enable_x64={jax.config.jax_enable_x64}, "
+        f"XLA_FLAGS={os.environ.get('XLA_FLAGS', '') or '(unset: all cores)'}",
     }
 
 
@@ -63,7 +66,7 @@ def _kmeans_loop(X, means):
     for i in prange(n):
         best, label = np.inf, 0
         for j in range(means.shape[0]):
-            s = 0.0
+            s = np.float32(0.0)  # NumPy's dtype: float32 sums for float32 points (0.0 would make them float64)
             for c in range(d):
                 t = X[i, c] - means[j, c]
                 s += t * t
@@ -81,6 +84,18 @@ def _sum_loop(pop):
         s = 0
         for j in range(g):
             s += pop[i, j]
+        out[i] = s
+    return out
+
+
+def _sum_loop32(pop):
+    # _sum_loop with the course's dtype fix: int32 sums, a fresh int32 output
+    n, g = pop.shape
+    out = np.empty(n, np.int32)
+    for i in prange(n):
+        s = np.int32(0)
+        for j in range(g):
+            s += np.int32(pop[i, j])
         out[i] = s
     return out
 
@@ -182,11 +197,11 @@ def _fitness3_cols(C, out):
 
 
 def numba_kernels(cache: bool = False) -> dict[str, object]:
-    """The eight Numba kernels, ``@njit(parallel=True)``; compiled on their first call."""
+    """The Numba kernels, ``@njit(parallel=True)``; compiled on their first call."""
     import numba
 
     jit = numba.njit(parallel=True, cache=cache)
-    funcs = (_kmeans_loop, _sum_loop, _fitness2_loop, _fitness3_loop)
+    funcs = (_kmeans_loop, _sum_loop, _sum_loop32, _fitness2_loop, _fitness3_loop)
     funcs += (_kmeans_cols, _kmeans_cols2, _sum_narrow, _sum_words, _fitness2_cols, _fitness3_cols)
     return {f.__name__.lstrip("_"): jit(f) for f in funcs}
 

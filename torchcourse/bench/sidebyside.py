@@ -2,11 +2,13 @@
 
     python -m torchcourse.bench.sidebyside --out DIR [--quick] [--threads N] [--no-first-call]
 
-For K-Means assignment and GA fitness 1, 2 and 3: NumPy, ``torch.compile`` of the NumPy code,
-the course's best rewrite, and each peer two ways (:mod:`torchcourse.bench.peers`), on the same
-data in one process with one thread count for every tool. Each variant's first call is timed
-and its result checked against NumPy's (labels and sums exactly; costs with ``allclose``,
-``rtol=1e-9``, and the same infeasible points); then the variants take turns, round after
+For K-Means assignment and GA fitness 1, 2 and 3: NumPy, and torch, Numba and JAX
+(:mod:`torchcourse.bench.peers`) each with the same kinds of row in the same dtypes: the code as
+its users write it, the course's rewrite, and for fitness 1 the course's int32 sum; NumPy runs
+the rewrites too, uncompiled (:mod:`torchcourse.bench.sidebyside_variants`). The same data in
+one process, one thread count for every tool. Each variant's first call is timed and its result
+checked against NumPy's (labels and sums exactly; costs with ``allclose``, ``rtol=1e-9``, and
+the same infeasible points; the dtype of NumPy's row of the same kind); then the variants take turns, round after
 round, and each keeps its minimum and median. Rows carry the bytes read and written, the
 matching limit measured in the same run (``timing.Limits.for_traffic``; for fitness 3 the
 measured rate of its ``sin`` and ``cos`` where that is the slower bound) and x NumPy. The
@@ -24,9 +26,8 @@ import os
 import platform
 import statistics
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import torch
@@ -40,8 +41,7 @@ from torchcourse.bench.machine import (
     set_affinity,
     trig_rate,
 )
-from torchcourse.bench.probes import PROBE_F2, PROBE_KM, f2_probe, km_probe, run_probe
-from torchcourse.bench.workloads import ga, kmeans
+from torchcourse.bench.sidebyside_variants import NUMBA_KERNELS, PROBE, result_dtype, workloads
 from torchcourse.timing import format_seconds
 
 ABSENT = (
@@ -50,27 +50,20 @@ ABSENT = (
 )
 
 
-NUMBA_KERNELS: dict[str, Any] = {}  # the run's Numba dispatchers, for peers.census
-
-
 def available() -> bool:
     """Whether numba and jax can be imported here (found, not imported: nothing is loaded)."""
     return all(importlib.util.find_spec(m) is not None for m in ("numba", "jax"))
-
-
-@dataclass
-class Variant:
-    name: str
-    tool: str  # "NumPy", "torch", "Numba", "JAX"
-    how: str  # "baseline", "as written", "course's rewrite", "probe" (not an answer: a measurement of a cause)
-    run: Callable[[], Any]
-    bytes_read: int
 
 
 def _np(x: Any) -> np.ndarray:
     if isinstance(x, torch.Tensor):
         return x.numpy()
     return np.asarray(x)
+
+
+def _and(checked: tuple[bool, str], wrong_dtype: str) -> tuple[bool, str]:
+    ok, how = checked
+    return (ok and not wrong_dtype), how + (f"; {wrong_dtype}" if wrong_dtype else "")
 
 
 def check(group: str, got: Any, want: np.ndarray) -> tuple[bool, str]:
@@ -89,124 +82,6 @@ def check(group: str, got: Any, want: np.ndarray) -> tuple[bool, str]:
     rel = float(np.max(np.abs(got[both] - want[both]) / np.maximum(np.abs(want[both]), 1e-300))) if both.any() else 0.0
     ok = masks == 0 and bool(np.allclose(got[both], want[both], rtol=1e-9, atol=0))
     return ok, f"allclose (max rel. error {rel:.0e})" + (f"; {masks} feasibility flags differ" if masks else "")
-
-
-def workloads(quick: bool, peers: bool) -> list[tuple[str, str, Callable[[], list[Variant]]]]:
-    """(group, size, builder) for each workload; a builder makes the data and the variants."""
-    # Full sizes: every input larger than the CI machine's 32 MiB L3 (80, 200, 96 MB), small enough
-    # that the slowest variants (NumPy, JAX's int8 sum) finish their rounds in minutes.
-    n_km = 200_000 if quick else 10_000_000
-    n_ga1 = 9_000 if quick else 200_000
-    n_pts = 100_000 if quick else 4_000_000
-    if peers:
-        from torchcourse.bench import peers as p
-
-        nb, jx = p.numba_kernels(), p.jax_kernels()
-        NUMBA_KERNELS.update(nb)
-        import jax
-
-    def km() -> list[Variant]:
-        X64, means64 = kmeans.make_blobs(n_km)
-        X, M = X64.astype(np.float32), means64.astype(np.float32)
-        del X64
-        T, TM = torch.from_numpy(X), torch.from_numpy(M)
-        C = kmeans.to_columns(T)
-        out, out_probe = torch.empty(n_km, dtype=torch.int8), torch.empty(n_km, dtype=torch.int8)
-        c_np, rd = kmeans.compiled_numpy(), X.nbytes
-        vs = [
-            Variant("NumPy float32", "NumPy", "baseline", lambda: kmeans.assign_numpy(X, M), rd),
-            Variant("torch.compile of the NumPy code", "torch", "as written", lambda: c_np(X, M), rd),
-            Variant(
-                "course's best (assign_best, columns)",
-                "torch",
-                "course's rewrite",
-                lambda: kmeans.assign_best(C, TM, out),
-                rd,
-            ),
-            Variant(PROBE_KM, "torch", "probe", lambda: run_probe(km_probe, C, out_probe), rd),
-        ]
-        if peers:
-            W, c = (a.numpy() for a in kmeans.linear_scores(TM))
-            Cn, o8 = C.numpy(), np.empty(n_km, np.int8)
-            nb["kmeans_cols"](Cn[:, :1000], W, c, o8[:1000])  # not timed: the census's kernel with a loop over j
-            jX, jM, jC, jW, jc = (jax.device_put(a) for a in (X, M, Cn, W, c))
-            vs += [
-                Variant("Numba loop (njit parallel)", "Numba", "as written", lambda: nb["kmeans_loop"](X, M), rd),
-                Variant(
-                    "Numba, course's rewrite", "Numba", "course's rewrite", lambda: nb["kmeans_cols2"](Cn, W, c, o8), rd
-                ),
-                Variant(
-                    "JAX jit of the NumPy code", "JAX", "as written", lambda: p.ready(jx["kmeans_numpy"](jX, jM)), rd
-                ),
-                Variant(
-                    "JAX, course's rewrite",
-                    "JAX",
-                    "course's rewrite",
-                    lambda: p.ready(jx["kmeans_cols"](jC, jW, jc)),
-                    rd,
-                ),
-            ]
-        return vs
-
-    def ga1() -> list[Variant]:
-        pop = ga.gene_population(n_ga1)
-        P, rd, out = pop.numpy(), pop.numel(), torch.empty(n_ga1, dtype=torch.int32)
-        vs = [
-            Variant("NumPy sum(axis=1)", "NumPy", "baseline", lambda: ga.sum_numpy(P), rd),
-            Variant("torch compiled, dtype=int32", "torch", "as written", lambda: ga.sum_torch_compiled(pop), rd),
-            Variant(
-                "course's best (sum_best, int64 words)", "torch", "course's rewrite", lambda: ga.sum_best(pop, out), rd
-            ),
-        ]
-        if peers:
-            o32, jP, rw = np.empty(n_ga1, np.int32), jax.device_put(P), "course's rewrite"
-            vs += [
-                Variant("Numba loop (njit parallel)", "Numba", "as written", lambda: nb.get("sum_loop")(P), rd),
-                Variant("Numba, course's rewrite (words)", "Numba", rw, lambda: nb["sum_words"](P, o32), rd),
-                Variant("JAX jit of the NumPy code", "JAX", "as written", lambda: p.ready(jx.get("sum_numpy")(jP)), rd),
-                Variant("JAX, course's rewrite (words)", "JAX", rw, lambda: p.ready(jx.get("sum_words")(jP)), rd),
-            ]
-        return vs
-
-    def fitness(k: int) -> Callable[[], list[Variant]]:
-        def build() -> list[Variant]:
-            pts = ga.random_points(n_pts, ga.BOX2 if k == 2 else ga.BOX3)
-            P, C = pts.numpy(), ga.to_columns(pts)
-            out, rd = torch.empty(n_pts, dtype=torch.float64), P.nbytes
-            np_fn = getattr(ga, f"fitness{k}_numpy")
-            c_np, c_t, best = (getattr(ga, f"fitness{k}_{s}") for s in ("numpy_compiled", "torch_compiled", "best"))
-            vs = [
-                Variant("NumPy", "NumPy", "baseline", lambda: np_fn(P), rd),
-                Variant("torch.compile of the NumPy code", "torch", "as written", lambda: c_np(P), rd),
-                Variant("compiled torch (rows)", "torch", "as written", lambda: c_t(pts), rd),
-                Variant(
-                    f"course's best (fitness{k}_best, columns)", "torch", "course's rewrite", lambda: best(C, out), rd
-                ),
-            ]
-            if k == 2:
-                out_probe = torch.empty_like(out)  # its own: `out` holds the rewrite's answer until it is checked
-                vs.append(Variant(PROBE_F2, "torch", "probe", lambda: run_probe(f2_probe, C, out_probe), rd))
-            if peers:
-                Cn, o = C.numpy(), np.empty(n_pts)
-                jP, jC = jax.device_put(P), jax.device_put(Cn)
-                loop, cols = nb[f"fitness{k}_loop"], nb[f"fitness{k}_cols"]
-                jn, jc = jx[f"fitness{k}_numpy"], jx[f"fitness{k}_cols"]
-                vs += [
-                    Variant("Numba loop (njit parallel)", "Numba", "as written", lambda: loop(P), rd),
-                    Variant("Numba, course's rewrite", "Numba", "course's rewrite", lambda: cols(Cn, o), rd),
-                    Variant("JAX jit of the NumPy code", "JAX", "as written", lambda: p.ready(jn(jP)), rd),
-                    Variant("JAX, course's rewrite (columns)", "JAX", "course's rewrite", lambda: p.ready(jc(jC)), rd),
-                ]
-            return vs
-
-        return build
-
-    return [
-        ("k-means", f"{n_km:,} points, float32", km),
-        ("ga fitness 1 (sum)", f"{n_ga1:,} x {ga.GENES} int8", ga1),
-        ("ga fitness 2", f"{n_pts:,} points, float64", fitness(2)),
-        ("ga fitness 3", f"{n_pts:,} points, float64", fitness(3)),
-    ]
 
 
 def run(
@@ -257,8 +132,8 @@ def _run(
             first.append(time.perf_counter() - t)
         want = _np(results[0])
         checks = [
-            (True, "a probe: not compared") if v.how == "probe" else check(group, r, want)
-            for v, r in zip(variants, results)
+            (True, "a probe: not compared") if v.how == PROBE else _and(check(group, r, want), bad)
+            for v, r, bad in zip(variants, results, result_dtype(variants, results))
         ]
         written = [_np(r).nbytes for r in results]
         del results
@@ -285,6 +160,8 @@ def _run(
                 "variant": v.name,
                 "tool": v.tool,
                 "how": v.how,
+                "dtype": v.dtype,
+                "dtype_note": v.note,
                 "size": size,
                 "min_s": t_min,
                 "median_s": statistics.median(times[v.name]),
@@ -300,7 +177,7 @@ def _run(
             held_against(r, g_lim)
             rows.append(r)
             print(
-                f"{group:<20} {v.name:<42} {format_seconds(t_min):>9}  x{r['x_numpy']:<7.1f} "
+                f"{group:<20} {v.name:<42} {v.dtype:<11} {format_seconds(t_min):>9}  x{r['x_numpy']:<7.1f} "
                 f"{r['pct_of_limit']:5.0f}% of {r['limit']:<8} {how}",
                 flush=True,
             )
