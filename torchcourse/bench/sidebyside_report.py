@@ -59,17 +59,74 @@ def caveat(report: dict[str, Any], group: str, peer: dict[str, Any]) -> str:
 
 
 def unlike_rows(report: dict[str, Any]) -> list[str]:
-    """Sentences naming the rows of this run that do not compare like with like."""
-    variants = {(r["group"], r["variant"]) for r in report["rows"]}
-    found = []
+    """Sentences naming the rows of this run that do not compare like with like: by the rule of
+    :func:`torchcourse.bench.sidebyside_variants.unlike` where the rows carry their dtype (runs
+    since the rows were made like for like), by the one gap older runs are known to have otherwise."""
+    from torchcourse.bench.sidebyside_variants import TOOLS, unlike
+
+    rows = [r for r in report["rows"]]
+    if rows and all("dtype" in r for r in rows):
+        tools = TOOLS if report.get("peers") else ("torch",)
+        found = []
+        for g in dict.fromkeys(r["group"] for r in rows):
+            gaps = unlike([(r["tool"], r["how"], r["dtype"]) for r in rows if r["group"] == g], tools)
+            found += [f"{g}: {gap}" for gap in gaps]
+        return found
+    variants = {(r["group"], r["variant"]) for r in rows}
     g = "ga fitness 1 (sum)"
     if (g, "torch compiled, dtype=int32") in variants and (g, "torch.compile of the NumPy code") not in variants:
-        found.append(
+        return [
             "ga fitness 1: torch's 'as written' row is the int32 sum (the course's fix), while JAX's 'as "
             "written' row is NumPy's code with its int64 sum; torch.compile of NumPy's int64 sum was not "
             "timed, nor a JAX int32 sum, so no row compares the two compilers on the same code."
+        ]
+    return []
+
+
+def dtype_cell(row: dict[str, Any]) -> str:
+    """A row's dtype and the setting it depends on (absent in runs before rows carried it)."""
+    return row.get("dtype", "") + (f" ({row['dtype_note']})" if row.get("dtype_note") else "")
+
+
+def by_kind(report: dict[str, Any]) -> list[str]:
+    """Markdown lines: per workload, each kind of row (NumPy's code, the course's dtype fix, its
+    rewrite) under each tool, the fastest row's minimum and x NumPy; empty for runs whose rows
+    carry no dtype. Down the NumPy column, the algorithm's gain with no compiler; along a row, the
+    compilers' gains on the same code."""
+    rows = [r for r in report["rows"] if r["how"] != "probe"]
+    if not rows or not all("dtype" in r for r in rows):
+        return []
+    tools = ["NumPy"] + [t for t in ("torch", "Numba", "JAX") if any(r["tool"] == t for r in rows)]
+    lines = [
+        "",
+        "## Each kind of row under each tool",
+        "",
+        "The fastest row of each tool and kind: minimum (x NumPy). NumPy's column is NumPy's own code "
+        "('as written': the baseline) and the course's changes written in NumPy, nothing compiled; down it, "
+        "what the algorithm gains without a compiler; along a line, what each compiler adds to the same code.",
+        "",
+        "| workload | kind | dtype | " + " | ".join(tools) + " |",
+        "|---|---|---|" + "---|" * len(tools),
+    ]
+    for g in dict.fromkeys(r["group"] for r in rows):
+        kinds = dict.fromkeys(
+            ("as written" if r["how"] == "baseline" else r["how"], r["dtype"]) for r in rows if r["group"] == g
         )
-    return found
+        for kind, dtype in kinds:
+            cells = []
+            for t in tools:
+                mine = [
+                    r
+                    for r in rows
+                    if r["group"] == g
+                    and r["tool"] == t
+                    and r["dtype"] == dtype
+                    and ("as written" if r["how"] == "baseline" else r["how"]) == kind
+                ]
+                best = min(mine, key=lambda r: r["min_s"]) if mine else None
+                cells.append(f"{format_seconds(best['min_s'])} ({best['x_numpy']:.1f})" if best else "-")
+            lines.append(f"| {g} | {kind} | {dtype} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -109,14 +166,14 @@ def markdown(report: dict[str, Any]) -> str:
         lines.append("Numba and JAX were not installed: `make bench-peers` adds them.")
     lines += [
         "",
-        "| workload | tool | variant | how | min | median | x NumPy | MB read / written | % of the matching limit | "
-        "cores busy | same as NumPy |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| workload | tool | variant | how | dtype | min | median | x NumPy | MB read / written | "
+        "% of the matching limit | cores busy | same as NumPy |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in report["rows"]:
         lines.append(
-            f"| {r['group']} | {r['tool']} | {r['variant']} | {r['how']} | {format_seconds(r['min_s'])} | "
-            f"{format_seconds(r['median_s'])} | {r['x_numpy']:.1f} | "
+            f"| {r['group']} | {r['tool']} | {r['variant']} | {r['how']} | {dtype_cell(r)} | "
+            f"{format_seconds(r['min_s'])} | {format_seconds(r['median_s'])} | {r['x_numpy']:.1f} | "
             f"{r['bytes_read'] / 1e6:,.0f} / {r['bytes_written'] / 1e6:,.0f} | "
             f"{r['pct_of_limit']:.0f}% of {r['limit']} | {r.get('cores_used', float('nan')):.2f} | "
             f"{'yes' if r['correct'] else '**NO**'}: {r['check']} |"
@@ -145,6 +202,7 @@ def markdown(report: dict[str, Any]) -> str:
             f"{p['tool']}: {p['variant']} ({format_seconds(p['min_s'])} / {format_seconds(p['median_s'])}) | "
             f"{v['verdict']} | {c['pct_of_limit']:.0f}% | {caveat(report, g, p)} |"
         )
+    lines += by_kind(report)
     unlike = unlike_rows(report)
     if unlike:
         lines += ["", "Rows that are not like for like in this run:", ""] + [f"* {u}" for u in unlike]
