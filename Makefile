@@ -51,6 +51,10 @@ DRIFT_PIP_ARGS ?=
 PEERS_VENV := .peers/venv
 PEERS_PY := $(PEERS_VENV)/bin/python
 PEERS_PINS := numba==0.68.1 "jax[cpu]==0.10.2"
+# No SVML: Numba 0.62 and later do not support Intel's vector maths library (the llvmlite wheel's
+# LLVM lacks the SVML patch; `numba -s`: "llvmlite Using SVML Patched LLVM : False"). PyPI's
+# intel-cmplr-lib-rt installs libsvml.so (found with LD_LIBRARY_PATH=.peers/venv/lib), and
+# `numba -s` then says "SVML Library Loaded : True" and still "SVML Operational : False".
 PEERS_ARGS ?=
 
 CHROMIUM := /usr/bin/chromium
