@@ -351,11 +351,13 @@ claim(
 #
 # For restarts on one machine, this is all you need: keep `TORCHINDUCTOR_CACHE_DIR` on a disk
 # that survives (a volume), and every process after the first one compiles warm. For continuous
-# integration, share a cache only between machines whose CPUs have the same vector
-# instructions: the cache's key leaves them out (section 2 shows what a shared cache does on a
-# CPU with others). Key the saved cache by them, for example with
-# `torch.backends.cpu.get_cpu_capability()` (`'AVX2'`, `'AVX512'`, ...) in the name of the cache your
-# continuous-integration service keeps.
+# integration, share a cache only between machines with the same CPU model: the cache's key
+# leaves out the vector instructions (section 2 shows what a shared cache does on a CPU with
+# others), and inductor compiles its C++ with `-march=native`, so a compiled library in the
+# directory fits the CPU that built it. Key the saved cache by inductor's choice,
+# `str(torch._inductor.cpu_vec_isa.pick_vec_isa())`, and the CPU model in the name of the cache
+# your continuous-integration service keeps; or pin the compiler's target on every machine with
+# `TORCHINDUCTOR_CPP_MARCH` (for example `x86-64-v3`), a setting the key does include.
 
 # %% [markdown]
 # ## 2. Shipping the cache: `save_cache_artifacts`
@@ -503,9 +505,12 @@ for name, r in (("first", first), ("second", second)):
 # Here the second process failed or answered wrongly (which one depends on this CPU: the lines
 # above say), while a cold compile with the same `ATEN_CPU_CAPABILITY` in an empty directory is
 # right: the fault is the shared entry, not the code for the other instructions. Until the key
-# includes them, never let two CPU families share a cache directory or a set of artefacts: key the
-# directory by `torch.backends.cpu.get_cpu_capability()`, or set `ATEN_CPU_CAPABILITY` to the
-# same level on every machine that shares it.
+# includes them, never let two CPU families share a cache directory or a set of artefacts. Setting
+# `ATEN_CPU_CAPABILITY` to one level everywhere is not enough for a shared directory: inductor
+# compiles with `-march=native`, and a compiled library is found again by its source and its
+# command line, which says `native`, not which CPU, so one CPU's library can be loaded on another.
+# Key the directory by the CPU model, or pin `TORCHINDUCTOR_CPP_MARCH` (which the key includes)
+# as well as `ATEN_CPU_CAPABILITY` on every machine that shares it.
 
 # %% [markdown]
 # ## 3. `torch.export`: a graph with a contract
@@ -681,7 +686,8 @@ claim(
 # %% [markdown]
 # No dynamo, no graph, no cache entry: the process only loaded a library. Two costs remain.
 # The CPU probe: before loading, the package's CPU instruction set is compared with this
-# machine's, and on a fresh cache directory that probe compiles its small C++ programs (here
+# machine's (a mismatch is only logged as a warning: the package still loads, and it was compiled
+# for the build machine's CPU), and on a fresh cache directory that probe compiles its small C++ programs (here
 # it was already in the fresh machine's cache, from the artefacts run). And the build: the
 # AOTInductor compile costs more than a `torch.compile`, since it also compiles the wrapper
 # code:
@@ -795,7 +801,7 @@ for name, report in runs_by_name.items():
 #
 # | tool | what it saves | what it needs | use it for |
 # |---|---|---|---|
-# | warm inductor cache (`TORCHINDUCTOR_CACHE_DIR`) | code generation and C++ compile, from the second process on | a directory that survives between processes, shared only by CPUs with the same vector instructions | restarts on one machine, continuous-integration jobs on one kind of CPU |
+# | warm inductor cache (`TORCHINDUCTOR_CACHE_DIR`) | code generation and C++ compile, from the second process on | a directory that survives between processes, shared only by machines with the same CPU model (or a pinned `TORCHINDUCTOR_CPP_MARCH`) | restarts on one machine, continuous-integration jobs on one kind of CPU |
 # | cache artefacts (`save_cache_artifacts`) | lowering and code generation, on a machine that never compiled (the C++ build too, where the library travels: see section 2) | the same torch (and GPU model), checked; the same CPU vector instructions, not checked; still traces | shipping a warm cache with a container or a job to the same kind of CPU |
 # | `torch.export` | nothing by itself: it makes a graph with a contract (inputs, ranges) | a model with no data-dependent Python | a graph you hand to a compiler or to another runtime |
 # | AOTInductor (`aoti_compile_and_package`) | all of the compile, and dynamo at run time | an exported program; a slower build; `AOTI_RUNTIME_CHECK_INPUTS=1` to check inputs | deployment: the served process loads a library |
@@ -820,17 +826,19 @@ print("saved before the first call:", torch.compiler.save_cache_artifacts())
 # sizes are the contract (the error above, `Guard failed: x.size()[0] == 8`). Declare the
 # dimensions that vary with `Dim`, with the bounds you really serve.
 #
-# **Saving the cache after an AOTInductor build in the same process.** The build writes the
-# package's device metadata (CPU instruction set, platform) into the process's inductor settings,
-# updating the settings' dictionary in place, and the FX graph cache key includes those settings.
-# Cache artefacts saved in a process after an AOTInductor build miss in a fresh process: the
-# fresh process computes its keys without that metadata (the course's tests run it: 0 hits, 1
-# miss, for the function that hits when saved before the build, as in section 2). Save the
-# artefacts before the build, as the worker above does, or build packages in a process of their
-# own.
+# **Compiling after an AOTInductor build in the same process.** The build writes the package's
+# device metadata (CPU instruction set, platform) into `torch._inductor.config.aot_inductor.metadata`,
+# changing that dictionary in place. The FX graph cache key includes the inductor settings, read
+# from a snapshot torch takes at the process's first compile and refreshes only for settings that
+# are assigned, not changed in place. So if a process's first `torch.compile` comes after an
+# AOTInductor build, the artefacts it saves miss in a fresh process (the course's tests run it:
+# 0 hits, 1 miss), while a process that compiled before the build, as the worker above does,
+# ships artefacts that hit. Build packages in a process of their own, or inside
+# `with torch._inductor.config.patch({"aot_inductor.metadata": {}}):`.
 #
 # **Stale artefacts and packages.** A package or an artefact is tied to the torch version that
-# made it (and a package to the CPU instruction set, or the GPU). A cache directory and the
+# made it (a package also records the CPU instruction set or the GPU it was built for, but a
+# mismatch only logs a warning). A cache directory and the
 # artefacts are tied to the CPU's vector instructions too, but nothing checks that: a cache from
 # another CPU family hits and builds wrong code (section 2). Rebuild them with each
 # upgrade, and in your own experiments write them to a fresh directory, as this notebook
@@ -846,8 +854,9 @@ print("saved before the first call:", torch.compiler.save_cache_artifacts())
 #   (count the C++ libraries it still builds before you count on the saving).
 #   Call it after the first call: `torch.compile` is lazy.
 # * The caches' key leaves out the CPU's vector instructions: a cache or artefacts from a CPU
-#   with others hit and give a compile error or wrong results. Share them only within one CPU
-#   family (key them by `torch.backends.cpu.get_cpu_capability()`).
+#   with others hit and give a compile error or wrong results. Share them only between machines
+#   with the same CPU model (key them by `str(torch._inductor.cpu_vec_isa.pick_vec_isa())` and the
+#   CPU model), or pin `TORCHINDUCTOR_CPP_MARCH` everywhere.
 # * In grad mode, a model with trainable parameters writes its AOTAutograd entry only after a
 #   backward; for inference, compile and call under `torch.no_grad()`.
 # * `torch.export.export` traces the whole model into an `ExportedProgram`: parameters
@@ -879,7 +888,7 @@ print("temporary directory removed:", not WORK.exists())
 
 # %% [markdown] tags=["verified"]
 # <details class="verified-facts">
-# <summary><b>Verified</b>: 18 statements of this lesson are tested facts, 2 tracking a known torch bug; all pass on torch 2.13.0. Open for the torch releases each one was tested on.</summary>
+# <summary><b>Verified</b>: 20 statements of this lesson are tested facts, 2 tracking a known torch bug; all pass on torch 2.13.0. Open for the torch releases each one was tested on.</summary>
 # <table class="verified-facts">
 # <tr><th>statement</th><th>torch 2.13.0 (pinned)</th></tr>
 # <tr><td>“Inductor keeps its cache in the directory named by <code>TORCHINDUCTOR_CACHE_DIR</code>, by default <code>torchinductor_&lt;your user name&gt;</code> under the system&#x27;s temporary directory”</td><td>✓</td></tr>
@@ -888,6 +897,8 @@ print("temporary directory removed:", not WORK.exists())
 # <tr><td>“Saved before it, the artefacts are empty and <code>save_cache_artifacts()</code> returns <code>None</code>”</td><td>✓</td></tr>
 # <tr><td>“inductor finds out which vector instructions (AVX2, AVX-512, ...) this CPU runs by compiling and running small C++ programs, and keeps the results in the cache directory”</td><td>✓</td></tr>
 # <tr><td>“before loading, the package&#x27;s CPU instruction set is compared with this machine&#x27;s”</td><td>✓</td></tr>
+# <tr><td>“a mismatch is only logged as a warning: the package still loads”</td><td>✓</td></tr>
+# <tr><td>“inductor compiles with <code>-march=native</code>, and a compiled library is found again by its source and its command line, which says <code>native</code>, not which CPU”</td><td>✓</td></tr>
 # <tr><td>“Parameters become inputs of the graph: <code>graph_signature</code> lists every input with its kind, the weight as a <code>PARAMETER</code>”</td><td>✓</td></tr>
 # <tr><td>“<code>program.module()</code> gives a module that checks the contract at every call”</td><td>✓</td></tr>
 # <tr><td>“The program then holds a symbol for the batch, and <code>range_constraints</code> records its range”</td><td>✓</td></tr>
@@ -899,7 +910,7 @@ print("temporary directory removed:", not WORK.exists())
 # <tr><td>“In grad mode, a model with trainable parameters gets a training graph (a forward and a backward), and its AOTAutograd entry is written only once a backward has run”</td><td>✓</td></tr>
 # <tr><td>“The package&#x27;s input checks are compiled in but run only when the environment variable <code>AOTI_RUNTIME_CHECK_INPUTS=1</code> is set in the process that runs the package (it is read at the first call)”</td><td>✓</td></tr>
 # <tr><td>“the package checks the range its kernels were compiled for, which starts at 2, since sizes 0 and 1 are special to the compiler (module 10)”</td><td>✓</td></tr>
-# <tr><td>“Cache artefacts saved in a process after an AOTInductor build miss in a fresh process”<br><i>Tracks an upstream bug: no pytorch/pytorch issue found (searched Nov 2026): <code>AotCodeCompiler.compile</code> updates <code>config.aot_inductor.metadata</code> in place (codecache.py, <code>metadata.update(get_device_information(...))</code>), a setting the FX graph cache key includes. Once torch copies the dict instead, the fresh process hits: revisit lesson 17&#x27;s Common mistakes</i></td><td>✓</td></tr>
+# <tr><td>“if a process&#x27;s first <code>torch.compile</code> comes after an AOTInductor build, the artefacts it saves miss in a fresh process”<br><i>Tracks an upstream bug: no pytorch/pytorch issue found (searched Nov 2026): <code>AotCodeCompiler.compile</code> updates <code>config.aot_inductor.metadata</code> in place (codecache.py, <code>metadata.update(get_device_information(...))</code>), a setting the FX graph cache key includes. Once torch copies the dict instead, the fresh process hits: revisit lesson 17&#x27;s Common mistakes</i></td><td>✓</td></tr>
 # </table>
 # <p><small>✓ passed on that release; ✗ failed; skipped: not run there (hover for the reason).</small></p>
 # </details>

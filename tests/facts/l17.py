@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import platform
 import tempfile
 from pathlib import Path
 
@@ -128,6 +129,44 @@ def _():
     from torch.export.pt2_archive import _package
 
     assert "get_device_information" in inspect.getsource(_package)
+
+
+@fact(
+    "17",
+    "package-isa-mismatch-only-warns",
+    "a mismatch is only logged as a warning: the package still loads",
+)
+def _():
+    from torch.export.pt2_archive import _package
+
+    source = inspect.getsource(_package._load_aoti)
+    assert 'logger.warning(\n                    "Device information mismatch' in source or (
+        "logger.warning(" in source and "Device information mismatch" in source
+    )
+    assert "raise" not in source.split("Device information mismatch")[1].split("\n\n")[0]
+
+
+@fact(
+    "17",
+    "inductor-compiles-for-the-native-cpu",
+    "inductor compiles with `-march=native`, and a compiled library is found again by its source and its command "
+    "line, which says `native`, not which CPU",
+    rival="the library's name holds the CPU it was built for (then the command line would name an architecture, "
+    "and pinning TORCHINDUCTOR_CPP_MARCH would not change it)",
+)
+def _():
+    from torch._inductor import config, cpp_builder
+
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("the x86-64 default; Arm and macOS pick other flags")
+    with config.patch({"cpp.march": None}):
+        assert cpp_builder._get_cpu_arch_cflags("g++") == ["march=native"]
+    with config.patch({"cpp.march": "x86-64-v3"}):
+        assert cpp_builder._get_cpu_arch_cflags("g++") == ["march=x86-64-v3"]
+    assert "cpp.march" in config.save_config_portable(ignore_private_configs=False)  # the FX key reads these
+    # The library's file name: a hash of the source and the command line as text (get_command_line).
+    load = inspect.getsource(torch._inductor.codecache.CppCodeCache.load_async)
+    assert "get_command_line()" in load and 'extra=f"{optimized_code} {main_cmd_line}"' in load
 
 
 @fact(
@@ -376,9 +415,11 @@ else:
 @fact(
     "17",
     "aoti-build-spoils-later-artefacts",
-    "Cache artefacts saved in a process after an AOTInductor build miss in a fresh process",
+    "if a process's first `torch.compile` comes after an AOTInductor build, the artefacts it saves miss in a fresh "
+    "process",
     rival="the artefacts of such a process are fine and the build is not the cause (then the fresh process would hit, "
-    "as it does for the artefacts of section 2, saved before the worker's build)",
+    "as it does for the artefacts of section 2, compiled before the worker's build); and against 'any save after a "
+    "build misses': torch's snapshot of the settings, once taken, does not see the in-place change",
     upstream="no pytorch/pytorch issue found (searched Nov 2026): `AotCodeCompiler.compile` updates "
     "`config.aot_inductor.metadata` in place (codecache.py, `metadata.update(get_device_information(...))`), a "
     "setting the FX graph cache key includes. Once torch copies the dict instead, the fresh process hits: revisit "
@@ -392,6 +433,20 @@ def _():
     from torch._inductor import codecache
 
     assert "metadata.update(get_device_information" in inspect.getsource(codecache.AotCodeCompiler.compile)
+    # A process that already read the settings keeps its snapshot: an in-place change is not seen
+    # by the read the cache key makes (readonly_values=True), an assignment is.
+    from torch._inductor import config
+
+    metadata = config.aot_inductor.metadata
+    was = dict(metadata)
+    read = lambda: config.save_config_portable(ignore_private_configs=False, readonly_values=True)  # noqa: E731
+    read()
+    try:
+        metadata["AOTI_FACT_KEY"] = "x"
+        assert "AOTI_FACT_KEY" not in read()["aot_inductor.metadata"]
+    finally:
+        metadata.clear()
+        metadata.update(was)
     with tempfile.TemporaryDirectory() as d:
         script, data = Path(d, "w.py"), Path(d, "artefacts.bin")
         script.write_text(AOTI_THEN_SAVE)
