@@ -16,8 +16,9 @@ import torch
 
 from tests.test_check_repeat import HEAVY
 from tests.test_checks import EXERCISES, IDS
+from torchcourse.grading.cases import snapshot
 from torchcourse.grading.checks import FAIL, REGISTRY, check, evaluate
-from torchcourse.grading.isolation import differences, process_state
+from torchcourse.grading.isolation import Isolated, differences, process_state
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = os.environ.get("TORCHCOURSE_REPEAT_ALL") == "1"
@@ -229,6 +230,86 @@ def test_an_answer_that_never_returns_is_stopped(answer):
     assert time.monotonic() - start < 20
     assert signal.getsignal(signal.SIGALRM) is handler and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     assert evaluate(ex, ex.reference, time_limit=1.0)[0] == "✓"  # the next check is unaffected
+
+
+# Checks whose answers do not compile (their rules may trace an answer with dynamo or export it: seconds):
+# a sleeping answer there once waited 120 s per input, 6 to 12 minutes, as if it compiled.
+@pytest.mark.parametrize("exercise_id", ["09.8", "12.9", "13.4", "15.3", "17.2"])
+def test_a_sleeping_answer_where_nothing_compiles_gets_the_smaller_budget(exercise_id, monkeypatch):
+    from torchcourse.grading import timelimit
+
+    ex = REGISTRY.get(exercise_id)
+    assert not ex.compiles
+    monkeypatch.setattr(timelimit, "SECONDS_PER_CASE", 0.2)  # both scaled down from 20 s and 120 s
+    monkeypatch.setattr(timelimit, "SECONDS_PER_COMPILING_CASE", 1.2)
+    start = time.monotonic()
+    status, message = evaluate(ex, forever)
+    took = time.monotonic() - start
+    seconds = float(message.split("still running after ")[1].split(" s")[0]) if "still running" in message else None
+    assert status == FAIL and seconds is not None, message
+    n_inputs = round(seconds / 0.2)
+    assert n_inputs >= len(ex.cases()) and seconds == pytest.approx(0.2 * n_inputs, rel=1e-2), message
+    assert took < 0.2 * n_inputs + 15, f"stopped after {took:.1f} s"  # not 1.2 s per input
+    assert evaluate(ex, ex.reference)[0] == "✓"
+
+
+def test_a_sleeping_answer_where_the_answer_compiles_gets_the_larger_budget(monkeypatch):
+    from torchcourse.grading import timelimit
+
+    ex = REGISTRY.get("10.2")
+    assert ex.compiles
+    monkeypatch.setattr(timelimit, "SECONDS_PER_CASE", 0.2)
+    monkeypatch.setattr(timelimit, "SECONDS_PER_COMPILING_CASE", 1.2)
+    status, message = evaluate(ex, forever)
+    assert status == FAIL and f"still running after {1.2 * len(ex.cases()):.3g} s" in message, message
+
+
+_COMPILING_CODE = tuple(
+    os.path.join(os.path.dirname(torch.__file__), *p)
+    for p in (
+        ("_dynamo", "convert_frame.py"),  # every dynamo compile, torch._dynamo.explain, strict export
+        ("export", "_trace.py"),  # every export
+        ("_inductor", "compile_fx.py"),  # inductor and AOTInductor
+        ("_inductor", "package"),  # an AOTInductor package loaded (17.6's reference reuses its build)
+    )
+)
+_PROCESS_CODE = tuple(os.path.join(os.path.dirname(os.__file__), p) for p in ("subprocess.py", "multiprocessing"))
+
+
+def _compiles_or_starts_processes(fn, args) -> bool:
+    """Whether ``fn(*args)`` compiles, exports, builds or loads an AOTInductor package, or starts a process:
+    the main thread's frames, sampled every millisecond from another thread (an import's module code aside)."""
+    import sys
+    import threading
+
+    main, seen, done = threading.main_thread().ident, [], threading.Event()
+
+    def sample():
+        while not done.wait(0.001):
+            frame = sys._current_frames().get(main)
+            while frame is not None and not seen:
+                code = frame.f_code
+                if code.co_name != "<module>" and code.co_filename.startswith(_COMPILING_CODE + _PROCESS_CODE):
+                    seen.append(code.co_filename)
+                frame = frame.f_back
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        with Isolated():
+            fn(*args)
+    finally:
+        done.set()
+        sampler.join()
+    return bool(seen)
+
+
+@pytest.mark.parametrize("ex", EXERCISES, ids=IDS)
+def test_compiles_is_declared_where_the_reference_compiles(ex):
+    """The time limit gives an input 120 s where the answer compiles (``Exercise.compiles``), 20 s elsewhere:
+    the declaration must say what the reference does on the exercise's first input."""
+    observed = _compiles_or_starts_processes(ex.reference, snapshot(ex.cases()[0]))
+    assert ex.compiles == observed, f"{ex.id}: the reference {'compiles' if observed else 'does not compile'}"
 
 
 def test_the_time_limit_never_fires_in_the_reference():

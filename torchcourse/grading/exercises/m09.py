@@ -158,6 +158,7 @@ EXERCISES = [
             "(counter.frame_count counts graphs, not operations).",
         ],
         wrong=[_graph_count_frames, _graph_count_uncalled],
+        compiles=True,
     ),
     Exercise(
         "09.5",
@@ -195,6 +196,7 @@ EXERCISES = [
         ],
         wrong=[_kernel_count_metric, _graph_op_names, _every_mention],
         needs_compiler=True,
+        compiles=True,
     ),
     Exercise(
         "09.8",
@@ -257,6 +259,7 @@ EXERCISES = [
             _dropout_compiled_then_eager,
         ],
         needs_compiler=True,
+        compiles=True,
     ),
     Exercise(
         "09.6",

@@ -280,6 +280,7 @@ EXERCISES = [
             "counter.frame_count: one per graph compiled, recompiles included.",
         ],
         wrong=[lambda fn, calls: len(calls), _count_distinct_signatures, _count_uncalled],
+        compiles=True,
     ),
     Exercise(
         "10.3",
@@ -295,6 +296,7 @@ EXERCISES = [
             "gets a graph of its own.",
         ],
         wrong=[_compiles_by_setting_guess, _compiles_by_setting_no_reset, _compiles_by_setting_simulated],
+        compiles=True,
     ),
     Exercise(
         "10.4",
@@ -327,6 +329,7 @@ EXERCISES = [
             lambda n_names, limit: min(n_names, limit),  # right values, not measured
             _past_limit_restored_to_default,
         ],
+        compiles=True,
     ),
     Exercise(
         "10.7",
@@ -349,6 +352,7 @@ EXERCISES = [
             _serve_eager_small,
             _serve_reversed,
         ],
+        compiles=True,
     ),
     Exercise(
         "10.6",
@@ -362,5 +366,6 @@ EXERCISES = [
             "dynamic graph has a torch.SymInt among them (the size), or a tensor whose shape holds one.",
         ],
         wrong=[_graph_kinds_naive, _graph_kinds_per_size],
+        compiles=True,
     ),
 ]

@@ -227,6 +227,7 @@ EXERCISES = [
             lambda fn, x: tuple(reversed(graph_report(fn, x))),
             lambda fn, x: (lambda e: (e.graph_count, len(e.break_reasons)))(_explain(fn, x)),
         ],
+        compiles=True,
     ),
     Exercise(
         "11.2",
@@ -247,6 +248,7 @@ EXERCISES = [
             ),
             lambda fn, x: (lambda e: e.break_reasons[0].reason if e.break_reasons else None)(_explain(fn, x)),
         ],
+        compiles=True,
     ),
     Exercise(
         "11.3",
@@ -283,6 +285,7 @@ EXERCISES = [
             lambda x: torch.cond(x.sum() >= 0, lambda t: t / t.sum(), lambda t: t - t.min(), (x,)),
             one_graph(lambda x: torch.where(x.sum() > 0, x / x.sum(), x - x.min())),  # one graph, but no cond
         ],
+        compiles=True,
     ),
     Exercise(
         "11.5",

@@ -79,6 +79,7 @@ EXERCISES = [
         ],
         wrong=[c.export_static, c.export_all_dynamic, c.export_small_range, c.export_unbounded, c.export_module_only],
         generated=False,
+        compiles=True,
     ),
     Exercise(
         "17.4",
@@ -108,6 +109,7 @@ EXERCISES = [
         wrong=[c.ship_uncalled, c.ship_pair, c.ship_other_shape, c.ship_eager_backend],
         generated=False,
         needs_compiler=True,
+        compiles=True,
     ),
     Exercise(
         "17.6",
@@ -123,5 +125,6 @@ EXERCISES = [
         wrong=[d.deploy_module_only, d.deploy_compiled, d.deploy_elsewhere, d.deploy_wrapped_module],
         generated=False,
         needs_compiler=True,
+        compiles=True,
     ),
 ]
