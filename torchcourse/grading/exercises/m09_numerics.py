@@ -153,7 +153,13 @@ def _inductor_graphs() -> int:
 class ByInductor(Rule):
     """ "compiled by torch.compile with its default backend": the answer runs again from a fresh dynamo
     state while the graphs inductor compiles (or finds in its cache) are counted; none means the answer
-    ran eagerly or with another backend. Also: inductor's ``fallback_random`` is as the answer found it."""
+    ran eagerly or with another backend. Also: inductor's ``fallback_random`` is as the answer found it.
+
+    The result must come from the compiled code. In that second run every tensor the compiled code
+    returns is overwritten with marker values (``_marker``), which no dropout produces: an answer that
+    returns the compiled result, or a copy of it (the text forbids no copy), returns the marker; one
+    that returns eager's numbers computed outside the compiled code (even written into the compiled
+    result's memory) does not. A storage pointer cannot tell a ``.clone()`` from such a recomputation."""
 
     name = "compiled by inductor"
     every_case = False  # each run compiles with inductor: judged on the first case
@@ -178,8 +184,10 @@ class ByInductor(Rule):
             graphs.append(gm)
             compiled = given(gm, *args, **kwargs)
 
-            def run(*inputs):  # what the compiled code returns, kept alive so its memory is not reused
+            def run(*inputs):  # what the compiled code returns, overwritten with the marker
                 out = compiled(*inputs)
+                for t in _tensors(out):
+                    _mark(t)
                 outputs.append(out)
                 return out
 
@@ -205,13 +213,27 @@ class ByInductor(Rule):
                 "the graphs inductor compiled draw no random numbers: the dropout ran outside the compiled function; "
                 "compile the function that calls dropout"
             )
-        made = {t.untyped_storage().data_ptr() for t in _tensors(outputs) if t.untyped_storage().nbytes()}
-        if isinstance(again, torch.Tensor) and again.numel() and again.untyped_storage().data_ptr() not in made:
+        if isinstance(again, torch.Tensor) and again.numel() and not _is_marked(again):
             return (
-                "the tensor your function returns is not one the compiled code produced: return the compiled "
-                "function's result, not a dropout computed again outside it"
+                "the tensor your function returns does not hold what the compiled code produced: return the "
+                "compiled function's result (a copy of it is fine), not a dropout computed again outside it"
             )
         return None
+
+
+def _marker(t: torch.Tensor) -> torch.Tensor:
+    """Values no dropout of the check's inputs produces: 0.25, 1.25, 2.25, ... in t's shape and dtype."""
+    return (torch.arange(t.numel(), dtype=torch.float64) + 0.25).reshape(t.shape).to(device=t.device, dtype=t.dtype)
+
+
+def _mark(t: torch.Tensor) -> None:
+    if t.is_floating_point() and t.numel():
+        with torch.inference_mode(t.is_inference()), torch.no_grad():
+            t.copy_(_marker(t))
+
+
+def _is_marked(t: torch.Tensor) -> bool:
+    return t.is_floating_point() and torch.equal(t.detach(), _marker(t))
 
 
 def _draws_random(gm) -> bool:
@@ -279,3 +301,12 @@ def _dropout_warmed_up_first(x, p, seed):
     with torch._inductor.config.patch(fallback_random=True):
         torch.manual_seed(seed)
         return compiled(x)
+
+
+def _dropout_eager_into_compiled(x, p, seed):
+    def drop(t):
+        return torch.nn.functional.dropout(t, p, training=True)
+
+    out = torch.compile(drop)(x)  # inductor's own numbers
+    torch.manual_seed(seed)
+    return out.copy_(torch.nn.functional.dropout(x, p, training=True))  # eager's, in the compiled result's memory
