@@ -187,11 +187,13 @@ check("09.5", hit_or_miss)
 # Write `kernel_names(fn, x)`: compile `fn` with `torch.compile(fn)` (inductor, the default
 # backend), call it on `x`, and return the list of the kernels inductor generated for it, read
 # as in the lesson from the `output_code` log: each kernel is defined on a line
-# `cpp_fused_<ops>_<n> = async_compile...` (`triton_...` on a GPU); return those names, each
-# once, in the order the log defines them. `captured_logs(output_code=True)` collects the log
-# lines, and its `grep(pattern)` returns the lines matching a regular expression. The name
-# lists the operations fused into the kernel; a matrix product runs in a library kernel
-# (`extern_kernels.mm`) and is not among them.
+# `cpp_fused_<ops>_<n> = async_compile...` (`triton_...` on a GPU); return the name on each of
+# those lines, in the order the log defines them: one entry per kernel, counted where it is
+# defined, not where it is called. A function with a graph break compiles into several graphs,
+# each defining its own kernels, so the same name can come twice. `captured_logs(output_code=True)`
+# collects the log lines, and its `grep(pattern)` returns the lines matching a regular
+# expression. The name lists the operations fused into the kernel; a matrix product runs in a
+# library kernel (`extern_kernels.mm`) and is not among them.
 
 
 # %%

@@ -31,11 +31,18 @@ def _k_around_matmul(x):
     return (y @ y.T).relu()
 
 
+def _k_two_graphs(x):
+    y = (x.sin() + 1).relu()
+    torch._dynamo.graph_break()  # two graphs, each defining its own kernel, both named after sin, add, relu
+    return (y.sin() + 2).relu()  # another constant: another graph, not a cache hit on the first
+
+
 def _kernel_cases():
     return [
         (_fresh(_k_pointwise), randn(8, 8, seed=971)),
         (_fresh(_k_standardise), randn(64, seed=972)),
         (_fresh(_k_around_matmul), randn(6, 4, seed=973)),  # two kernels around the library's matmul
+        (_fresh(_k_two_graphs), randn(5, 3, seed=974)),  # a graph break: one kernel per graph, one name twice
     ]
 
 
@@ -45,6 +52,11 @@ def _kernel_property(args, got):
     if not isinstance(got, (list, tuple)) or not all(isinstance(name, str) for name in got):
         return f"return a list of kernel names (strings), got {describe(got)}"
     expected = kernel_names(_fresh(fn), x.clone())
+    if list(got) == list(dict.fromkeys(expected)) != expected:
+        return (
+            f"inductor generated the kernels {expected} for this function: it has a graph break, each graph defines "
+            f"its own kernels, two of them under the same name; list each kernel the log defines, got {list(got)}"
+        )
     if list(got) != expected:
         return f"inductor generated the kernel(s) {expected} for this function, got {list(got)}"
     return None
@@ -67,6 +79,11 @@ def _graph_op_names(fn, x):
 
     torch.compile(fn, backend=backend)(x)
     return names
+
+
+def _unique_names(fn, x):
+    """Each name once: two graphs' kernels with the same name become one."""
+    return list(dict.fromkeys(kernel_names(fn, x)))
 
 
 def _every_mention(fn, x):
