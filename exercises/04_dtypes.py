@@ -89,7 +89,9 @@ from torchcourse import check, hint
 # ### 04.1 · From NumPy, in float32 (warm-up)
 #
 # Data often arrives as NumPy arrays, which are float64 (or int64) by default. Write
-# `to_float32_tensor(a)` that returns the array's values as a **float32** tensor.
+# `to_float32_tensor(a)` that returns the array's values as a **float32** tensor, for any
+# NumPy array of numbers: a reversed view such as `a[::-1]` and big-endian data read from a
+# file (dtype `'>f8'`) included.
 
 
 # %%

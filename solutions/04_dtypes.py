@@ -89,13 +89,17 @@ from torchcourse import check, hint
 # ### 04.1 · From NumPy, in float32 (warm-up)
 #
 # Data often arrives as NumPy arrays, which are float64 (or int64) by default. Write
-# `to_float32_tensor(a)` that returns the array's values as a **float32** tensor.
+# `to_float32_tensor(a)` that returns the array's values as a **float32** tensor, for any
+# NumPy array of numbers: a reversed view such as `a[::-1]` and big-endian data read from a
+# file (dtype `'>f8'`) included.
 
 
 # %%
 def to_float32_tensor(a):
     ### BEGIN SOLUTION
-    return torch.from_numpy(a).float()
+    # astype makes a new float32 array in the machine's byte order with positive strides,
+    # which from_numpy accepts (it refuses negative strides and a foreign byte order)
+    return torch.from_numpy(a.astype("float32"))
     ### END SOLUTION
 
 

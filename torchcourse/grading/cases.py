@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any, Callable
 
+import numpy as np
 import torch
 
 from torchcourse.grading.compare import compare, describe
@@ -27,6 +28,10 @@ def _show(value: Any) -> str:
     text = describe(value)
     if isinstance(value, torch.Tensor) and value.dim() >= 2 and not value.is_contiguous():
         text += ", non-contiguous"
+    if isinstance(value, np.ndarray):
+        text += ", negative strides (a reversed view)" if any(st < 0 for st in value.strides) else ""
+        endian = {">": "big", "<": "little"}.get(value.dtype.str[0], "foreign")
+        text += f", {endian}-endian (not the machine's byte order)" if not value.dtype.isnative else ""
     return text
 
 
@@ -106,9 +111,26 @@ def generated_cases(ex: Exercise, cases: list[tuple]) -> list[tuple[tuple, str]]
 def snapshot(args: tuple) -> tuple:
     """An independent copy of the arguments that keeps sharing *between* them (views stay views)."""
     try:
-        return copy.deepcopy(args)
+        return copy.deepcopy(args, _reversed_arrays(args, {}))
     except Exception:  # e.g. non-leaf tensors that require grad
         return tuple(a.detach().clone() if isinstance(a, torch.Tensor) else copy.deepcopy(a) for a in args)
+
+
+def _reversed_arrays(value: Any, memo: dict) -> dict:
+    """A deepcopy memo holding a copy of each NumPy array with a negative stride that keeps those strides
+    negative: NumPy's own deepcopy makes them positive, so an answer would never see the ``a[::-1]`` the
+    text covers (``torch.from_numpy`` refuses it)."""
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            _reversed_arrays(v, memo)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _reversed_arrays(v, memo)
+    elif isinstance(value, np.ndarray) and any(s < 0 for s in value.strides):
+        flip = tuple(slice(None, None, -1) if s < 0 else slice(None) for s in value.strides)
+        memo[id(value)] = value[flip].copy(order="K")[flip]
+        memo.setdefault(id(memo), []).append(value)  # as deepcopy does: the original outlives the memo
+    return memo
 
 
 def _plain_data(v: Any) -> bool:

@@ -41,6 +41,9 @@ def _numpy_cases():
         (randn(3, 4, seed=41, dtype=torch.float64).numpy(),),
         (randint(-50, 50, 6, seed=42).numpy(),),
         (np.array(2.5),),  # a 0-d array: list(a) cannot iterate it
+        (randn(7, seed=37, dtype=torch.float64).numpy()[::-1],),  # negative strides: from_numpy refuses them
+        (randn(3, 5, seed=38).numpy()[:, ::-2],),  # float32 already, reversed: asarray(a, float32) keeps it as is
+        (randn(2, 3, seed=36, dtype=torch.float64).numpy().astype(">f8"),),  # big-endian, as read from a file
     ]
 
 
@@ -167,13 +170,19 @@ EXERCISES = [
         cases=_numpy_cases,
         hints=[
             "torch.from_numpy(a) and torch.tensor(a) both keep NumPy's dtype: float64 stays float64.",
-            "Convert once, where the data enters: .float(), or torch.as_tensor(a, dtype=torch.float32).",
+            "torch refuses an array with negative strides (a[::-1]) or in a foreign byte order: let NumPy "
+            "convert first, a.astype(np.float32) makes a fresh array torch.from_numpy accepts.",
         ],
         wrong=[
             lambda a: torch.from_numpy(a),
             lambda a: torch.tensor(a),
             lambda a: torch.from_numpy(a).half(),
             lambda a: torch.tensor(list(a), dtype=torch.float32),  # fails on a 0-d array
+            lambda a: torch.from_numpy(a).float(),  # refuses negative strides and big-endian data
+            lambda a: torch.as_tensor(a, dtype=torch.float32),  # the same refusals
+            lambda a: torch.from_numpy(np.ascontiguousarray(a)).float(),  # a 0-d array becomes 1-d; big-endian
+            lambda a: torch.from_numpy(np.asarray(a, dtype=np.float32)),  # no copy of a float32 reversed view
+            lambda a: torch.from_numpy(a.copy()).float(),  # positive strides, but still big-endian
         ],
     ),
     Exercise(
