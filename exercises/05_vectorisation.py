@@ -172,7 +172,9 @@ check("05.5", one_hot)
 #
 # `X` holds n points and `Y` holds m points, one point per row, both with d coordinates.
 # Write `pairwise_sq_dists(X, Y)` that returns the `(n, m)` tensor whose entry `[i, j]` is the
-# squared Euclidean distance between `X[i]` and `Y[j]`.
+# squared Euclidean distance between `X[i]` and `Y[j]`, in the dtype of the inputs. The check
+# includes points far from the origin that lie close to each other (as map coordinates in
+# metres do): each entry must be as accurate there as near the origin.
 
 
 # %%

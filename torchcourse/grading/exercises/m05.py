@@ -15,6 +15,8 @@ from torchcourse.grading.exercises.m05_cases import (
     _positive,
     _softmax_cases,
     _softmax_global_sum,
+    _sq_dist_cases,
+    _sq_dist_expanded,
     _window_and_data,
 )
 from torchcourse.grading.exercises.m05_timing import (
@@ -158,20 +160,22 @@ EXERCISES = [
         "05.6",
         "All pairwise squared distances",
         pairwise_sq_dists,
-        cases=lambda: [
-            (randn(4, 2, seed=40, dtype=torch.float64), randn(3, 2, seed=41, dtype=torch.float64)),
-            (randn(5, 3, seed=42, dtype=torch.float64), randn(5, 3, seed=43, dtype=torch.float64)),
-            (randn(1, 4, seed=44, dtype=torch.float64), randn(6, 4, seed=45, dtype=torch.float64)),
-        ],
+        cases=_sq_dist_cases,
         hints=[
             "Make X a (n, 1, d) tensor and Y a (1, m, d) tensor: their difference broadcasts to (n, m, d).",
             "Square the differences and sum over the last dimension (the coordinates). "
             "Squared distances: no square root.",
+            "Far from the origin, ||x||² - 2x·y + ||y||² subtracts large, nearly equal numbers and loses the "
+            "digits that matter (torch.cdist does so too for more than 25 points): subtract coordinates first.",
         ],
         wrong=[
             lambda X, Y: ((X - Y) ** 2).sum(dim=-1),
             lambda X, Y: torch.cdist(X, Y),
             lambda X, Y: ((X[:, None, :] - Y[None, :, :]) ** 2).sum(dim=1),
+            _sq_dist_expanded,
+            lambda X, Y: _sq_dist_expanded(X, Y).clamp_min(0),
+            lambda X, Y: torch.cdist(X, Y) ** 2,  # the expansion for more than 25 points
+            lambda X, Y: ((X.float()[:, None] - Y.float()[None]) ** 2).sum(dim=-1).to(X.dtype),  # float32 inside
         ],
     ),
     Exercise(

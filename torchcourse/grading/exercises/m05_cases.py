@@ -105,3 +105,20 @@ def _softmax_cases():
         # a spread of 2000 in a row: only the row's maximum keeps every exponent in range
         (torch.tensor([[-1000.0, 0.0, 1000.0, 500.0], [3.0, 1.0, 2.0, 0.0]]), 1),
     ]
+
+
+def _sq_dist_cases():
+    """05.6: points near the origin, and points far from it that lie close together (as map coordinates in
+    metres do), where ||x||^2 - 2 x.y + ||y||^2 cancels: in float64 at 10^7, in float32 (the default dtype)
+    at 1000 with more than 25 points, where torch.cdist's default switches to that expansion."""
+    return [
+        (randn(4, 2, seed=40, dtype=torch.float64), randn(3, 2, seed=41, dtype=torch.float64)),
+        (randn(5, 3, seed=42, dtype=torch.float64), randn(5, 3, seed=43, dtype=torch.float64)),
+        (randn(1, 4, seed=44, dtype=torch.float64), randn(6, 4, seed=45, dtype=torch.float64)),
+        (randn(4, 3, seed=46, dtype=torch.float64) + 1e7, randn(5, 3, seed=47, dtype=torch.float64) + 1e7),
+        (randn(30, 3, seed=48) + 1000, randn(27, 3, seed=49) + 1000),
+    ]
+
+
+def _sq_dist_expanded(X, Y):
+    return (X**2).sum(dim=-1)[:, None] - 2 * X @ Y.T + (Y**2).sum(dim=-1)[None, :]  # cancels far from 0
