@@ -1438,23 +1438,29 @@ else:
 
 # %% [markdown]
 # Read the loop of `assign_best` against the probe's. Where, as on the machine that made these
-# outputs, it holds broadcast loads, separate multiplies and adds and no FMA, three things make
+# outputs, it holds broadcast loads, separate multiplies and adds and no FMA, four things make
 # the difference beside the scores themselves:
 #
 # * **the means are loaded again on every iteration.** Each broadcast reads from memory one of
 #   the numbers the scores take from the means (their coordinates and an offset per mean).
 #   They never change inside the loop, but the loop also stores through an
-#   `int8_t*`, and in C++ a pointer to bytes may point anywhere, the means included, so the
-#   compiler must assume a store can change them. Declare the output `__restrict__` (it aliases
+#   `int8_t*`, and GCC (like Clang) assumes that a store through a character type, `int8_t`
+#   included, may change any object, the means included, so the compiler must assume a store
+#   can change them. Declare the output `__restrict__` (it aliases
 #   nothing) and the same C++, compiled at one thread, has the broadcasts moved out of the loop.
 #   With more than one thread, inductor puts the loop inside an OpenMP parallel region, and
-#   there the same `__restrict__` leaves the broadcasts in the loop (with GCC): the thread count
-#   this notebook runs at decides which loop the cell above read;
+#   there the same `__restrict__` leaves the broadcasts in the loop (with GCC, which moves the
+#   region's body into a function of its own, `kernel._omp_fn.0`, where the qualifier does not
+#   take effect): the thread count this notebook runs at decides which loop the cell above read;
 # * **no FMA**: inductor compiles with `-ffp-contract=off`, so `x * w + b` stays a multiply and
 #   an add, rounded twice as eager torch rounds it, on a CPU that has FMA (the same command line
 #   passes `-mfma`);
 # * **each column is read twice**, once by each mean's multiply, and the comparison becomes a
-#   1.0 or a 0.0 before the conversion to int8 that the probe shares.
+#   1.0 or a 0.0 before the conversion to int8 that the probe shares;
+# * **adds of zero**: the rewrite sums each score with Python's `sum(...)`, which starts from
+#   the integer 0, so every score begins as `0 + x * w`. Inductor keeps that add (its code has a
+#   vector of `0.0` added to each first product), and the C++ compiler may not drop it, since
+#   `x + 0.0` is not `x` when `x` is `-0.0`.
 #
 # This is code generation, not memory and not the arithmetic a score needs: the peers run the
 # same scores in about the probe's time. Whether these extra instructions cost time on your CPU
@@ -1510,7 +1516,7 @@ else:
 
 # %% [markdown] tags=["verified"]
 # <details class="verified-facts">
-# <summary><b>Verified</b>: 24 statements of this lesson are tested facts, 1 tracking a known torch bug. Open for the torch releases each one was tested on.</summary>
+# <summary><b>Verified</b>: 25 statements of this lesson are tested facts, 1 tracking a known torch bug. Open for the torch releases each one was tested on.</summary>
 # <table class="verified-facts">
 # <tr><th>statement</th><th>torch 2.13.0 (pinned)</th></tr>
 # <tr><td>“the setting is read once per process, the first time compiled code needs a default dtype”</td><td>✓</td></tr>
@@ -1534,9 +1540,10 @@ else:
 # <tr><td>“computes the distances in one fused loop, without NumPy&#x27;s <code>(k, n, d)</code> array of differences, but at the benchmark&#x27;s size it still writes the <code>(k, n)</code> distances”</td><td title="(&#x27;/work/main/tests/facts/l12.py&#x27;, 431, &quot;Skipped: could not import &#x27;jax&#x27;: No module named &#x27;jax&#x27;&quot;)">skipped</td></tr>
 # <tr><td>“an in-place operation on an argument changes the caller&#x27;s array, and a slice it returns is a view of the input”</td><td>✓</td></tr>
 # <tr><td>“Compiled NumPy keeps the input&#x27;s dtype (<code>torch._numpy</code> passes <code>dtype=a.dtype</code> when you give none), so the running total wraps past 127 without a word.”<br><i>Tracks an upstream bug: pytorch/pytorch#198056 (np.cumsum(int8) overflows in int8 under torch.compile); once torch._numpy widens like NumPy, lesson 12&#x27;s cumsum cell, its prediction 12.p3 and this sentence change</i></td><td>✓</td></tr>
-# <tr><td>“They never change inside the loop, but the loop also stores through an <code>int8_t*</code>, and in C++ a pointer to bytes may point anywhere, the means included, so the compiler must assume a store can change them. Declare the output <code>__restrict__</code> (it aliases nothing) and the same C++, compiled at one thread, has the broadcasts moved out of the loop”</td><td>✓</td></tr>
-# <tr><td>“With more than one thread, inductor puts the loop inside an OpenMP parallel region, and there the same <code>__restrict__</code> leaves the broadcasts in the loop (with GCC)”</td><td>✓</td></tr>
+# <tr><td>“They never change inside the loop, but the loop also stores through an <code>int8_t*</code>, and GCC (like Clang) assumes that a store through a character type, <code>int8_t</code> included, may change any object, the means included, so the compiler must assume a store can change them. Declare the output <code>__restrict__</code> (it aliases nothing) and the same C++, compiled at one thread, has the broadcasts moved out of the loop”</td><td>✓</td></tr>
+# <tr><td>“With more than one thread, inductor puts the loop inside an OpenMP parallel region, and there the same <code>__restrict__</code> leaves the broadcasts in the loop (with GCC, which moves the region&#x27;s body into a function of its own, <code>kernel._omp_fn.0</code>, where the qualifier does not take effect)”</td><td>✓</td></tr>
 # <tr><td>“inductor compiles with <code>-ffp-contract=off</code>, so <code>x * w + b</code> stays a multiply and an add, rounded twice as eager torch rounds it, on a CPU that has FMA (the same command line passes <code>-mfma</code>)”</td><td>✓</td></tr>
+# <tr><td>“Inductor keeps that add (its code has a vector of <code>0.0</code> added to each first product), and the C++ compiler may not drop it, since <code>x + 0.0</code> is not <code>x</code> when <code>x</code> is <code>-0.0</code>”</td><td>✓</td></tr>
 # </table>
 # <p><small>✓ passed on that release; ✗ failed; skipped: not run there (hover for the reason).</small></p>
 # </details>

@@ -1026,9 +1026,11 @@ claim(
 # * **The rewrite moved every tool.** Columns, a reused output and one select per constraint
 #   made function 2 faster under `torch.compile`, under Numba and under JAX alike (the gains
 #   above): the algorithm and the layout set how many bytes move and whether the loads are
-#   vectors, whichever compiler writes the loop. The compiler matters too: on the same code as
-#   users write it, the three were far apart on function 2 (the last line above), and the
-#   rewrite closed most of that gap.
+#   vectors, whichever compiler writes the loop. The compiler matters too: on each tool's usual
+#   code for function 2 (JAX's jit of the NumPy code, `torch.compile` of the torch code on rows,
+#   Numba's loop with its `if`), the three were far apart (the last line above), and the rewrite
+#   closed most of that gap. Only one pair of rows ran the same code under two compilers: XLA
+#   and inductor on the NumPy code of function 2 (the table above).
 # * **Numba compiles the loop you write**, and LLVM decides whether that loop becomes vector
 #   code. The run kept what LLVM made of each Numba kernel (counted in its optimised IR):
 
@@ -1049,16 +1051,19 @@ claim(
 # %% [markdown]
 # The gene sums became vector code, and a plain Numba loop does well on function 1 (the run
 # timed no scalar build of that loop, so how much of its speed the vectors bring is not measured).
-# (Function 2's loop over rows has vector instructions too, yet it is slow; its points come
-# as rows, three strided loads a point, and its loop also branches on each point's constraints
-# (an `if` with a chain of `and`): this run isolated neither, so which of the two costs the
-# time is not shown here.) Function 3's loop over rows stayed scalar. On columns
+# (Function 2's loop over rows has vector instructions too, yet it is slow: vector instructions
+# somewhere in a kernel's IR do not show that its hot loop is vectorised. Its points come as
+# rows, three strided loads a point, its loop branches on each point's constraints (an `if`
+# with a chain of `and`), and it writes a fresh output: this run isolated none of the three, so
+# which costs the time is not shown here.) Function 3's loop over rows stayed scalar. On columns
 # LLVM did make vectors of four, but a `sin` or `cos` of a vector (`sin.v4`) with no vector
 # maths library is turned into one call of the C library's scalar function per lane, so the
 # transcendental work stays scalar; inductor's loop on columns calls vector `sin` and `cos`
 # (the generated code shown above), and `fitness3_best` leads function 3 by a wide margin.
-# Numba would use Intel's SVML where it finds it installed (it ships in the
-# `intel-cmplr-lib-rt` package), so Numba's function-3 rows depend on that install.
+# Older Numba releases used Intel's SVML for vector `sin` and `cos` where it was installed; the
+# Numba of this run cannot: its llvmlite is built without the patch SVML needs (with Intel's
+# `libsvml.so` from the `intel-cmplr-lib-rt` package installed and loaded, `numba -s` still
+# reports SVML not operational, tried for this course), so no install gives it vector `sin`.
 #
 # Under Numba the rewrite even made function 3 slower (its gain above is below 1). The loop
 # as written tests the constraints in order and stops at the first that fails, so it calls

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 
@@ -543,10 +544,10 @@ def _kmeans_broadcasts(threads: int) -> dict[str, list[str]]:
 @fact(
     "12",
     "kmeans-loop-reloads-means-because-of-aliasing",
-    "They never change inside the loop, but the loop also stores through an `int8_t*`, and in C++ a pointer to "
-    "bytes may point anywhere, the means included, so the compiler must assume a store can change them. Declare "
-    "the output `__restrict__` (it aliases nothing) and the same C++, compiled at one thread, has the broadcasts "
-    "moved out of the loop",
+    "They never change inside the loop, but the loop also stores through an `int8_t*`, and GCC (like Clang) assumes "
+    "that a store through a character type, `int8_t` included, may change any object, the means included, so the "
+    "compiler must assume a store can change them. Declare the output `__restrict__` (it aliases nothing) and the "
+    "same C++, compiled at one thread, has the broadcasts moved out of the loop",
     rival="the compiler reloads them for want of registers or by its own choice (then __restrict__ on the output "
     "would leave the broadcasts in the loop)",
 )
@@ -561,7 +562,8 @@ def _():
     "12",
     "kmeans-restrict-does-not-reach-the-openmp-region",
     "With more than one thread, inductor puts the loop inside an OpenMP parallel region, and there the same "
-    "`__restrict__` leaves the broadcasts in the loop (with GCC)",
+    "`__restrict__` leaves the broadcasts in the loop (with GCC, which moves the region's body into a function of "
+    "its own, `kernel._omp_fn.0`, where the qualifier does not take effect)",
 )
 def _():
     import subprocess
@@ -591,3 +593,29 @@ def _():
     isa = pick_vec_isa()
     if isa and str(isa).startswith(("avx2", "avx512")) and sys.platform != "win32":
         assert "-mfma" in isa.build_arch_flags().split()  # FMA is there for the compiler to use
+
+
+@fact(
+    "12",
+    "sum-starts-with-an-add-of-zero",
+    "Inductor keeps that add (its code has a vector of `0.0` added to each first product), and the C++ compiler may "
+    "not drop it, since `x + 0.0` is not `x` when `x` is `-0.0`",
+    rival="inductor folds `0 + t` away and the adds counted are all the score's own (then its code would hold no "
+    "add of a 0.0 vector)",
+)
+def _():
+    def score(a, b, w):
+        return sum(x * w[i] for i, x in enumerate((a, b)))
+
+    torch.compiler.reset()
+    try:
+        _, code = run_and_get_code(torch.compile(score), torch.randn(64), torch.randn(64), torch.randn(2))
+    finally:
+        torch.compiler.reset()
+    src = "\n".join(code)
+    zero = re.search(r"auto (tmp\d+) = static_cast<float>\(0\.0\);", src)
+    assert zero, src[-3000:]
+    vec = re.search(rf"auto (tmp\d+) = at::vec::Vectorized<float>\({zero.group(1)}\);", src)
+    name = vec.group(1) if vec else zero.group(1)
+    assert re.search(rf"= tmp\d+ \+ {name};", src), src[-3000:]
+    assert math.copysign(1.0, -0.0 + 0.0) == 1.0  # x + 0.0 turns -0.0 into +0.0: not an identity
