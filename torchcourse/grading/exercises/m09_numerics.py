@@ -196,8 +196,11 @@ class ByInductor(Rule):
         inductor_entry.compile_fx = recording
         try:
             again = case.fn(*case.fresh())
-        except Exception:  # noqa: BLE001 - the first run already reported the answer's own errors
-            return None
+        except Exception as exc:  # noqa: BLE001 - an answer that works once only is the answer's failure
+            return (
+                f"your function raised {type(exc).__name__} when the check called it again after "
+                "torch.compiler.reset(); it must work on every call, as a learner's notebook calls it"
+            )
         finally:
             inductor_entry.compile_fx = given
             compiled = _inductor_graphs() - before
