@@ -218,7 +218,21 @@ exec(
 )  # noqa: S102
 
 
-@pytest.mark.parametrize("answer", [forever, swallows_and_waits, _namespace["forever_without_a_file"]])
+def forever_compiled(*args):
+    """Loops inside a compiled function: dynamo's wrapper that runs compiled code is on the stack (the
+    limit once took any frame of torch/_dynamo for a compile under way and never fired)."""
+
+    def spin(x):
+        while True:
+            time.sleep(10)
+            x = x + 1
+
+    return torch.compile(spin, backend="eager")(torch.zeros(1))
+
+
+@pytest.mark.parametrize(
+    "answer", [forever, swallows_and_waits, _namespace["forever_without_a_file"], forever_compiled]
+)
 def test_an_answer_that_never_returns_is_stopped(answer):
     import signal
 
@@ -321,6 +335,14 @@ def test_the_time_limit_never_fires_in_the_reference():
         return ex.reference(*args)
 
     assert evaluate(ex, hands_over, time_limit=1e-4)[0] == "✓"
+
+
+def test_the_time_limit_never_cuts_a_compile_or_the_compiled_reference():
+    """10.2's reference compiles with inductor and runs the compiled code: with a budget far too small,
+    the timer fires during the compile (dynamo's and inductor's entry points on the stack) and while
+    the generated code runs under the reference, waits each time, and the check passes."""
+    ex = REGISTRY.get("10.2")
+    assert evaluate(ex, ex.reference, time_limit=1e-3)[0] == "✓"
 
 
 def test_a_setting_updated_in_place_is_seen_and_put_back():

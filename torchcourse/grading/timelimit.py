@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import sysconfig
 import threading
 import time
@@ -40,7 +41,20 @@ _LIBRARY = tuple(
         *(os.path.abspath(p) for p in (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"])),
     }
 )
-_COMPILING = tuple(os.path.join(_TORCH, d) for d in ("_dynamo", "_inductor", "_functorch", "export", "_export"))
+# Where a compile is under way: the entry points of dynamo's, inductor's and export's tracing and
+# code generation (on the stack for the whole compile). Not the code that runs compiled code (dynamo's
+# eval_frame wrapper, AOTAutograd's runtime wrappers, inductor's output code): an answer that loops in
+# a compiled function runs under those, and its loop must be stopped like any other.
+_COMPILING = tuple(
+    os.path.join(_TORCH, *p)
+    for p in (
+        ("_dynamo", "convert_frame.py"),
+        ("_inductor", "compile_fx.py"),
+        ("_inductor", "codecache.py"),
+        ("_functorch", "aot_autograd.py"),
+        ("export", "_trace.py"),
+    )
+)
 _RETRY_S = 0.1
 
 
@@ -108,6 +122,9 @@ class TimeLimit:
                 frame = frame.f_back
                 continue
             path = os.path.abspath(code.co_filename)
+            if path.startswith(_generated_dirs()):  # inductor's generated Python: not the learner's own
+                frame = frame.f_back
+                continue
             if path.startswith(_COMPILING):
                 return False  # a compile is under way: never cut it in half
             if owner is None:
@@ -119,6 +136,19 @@ class TimeLimit:
                     owner = "learner"
             frame = frame.f_back
         return owner == "learner"
+
+
+def _generated_dirs() -> tuple[str, ...]:
+    """Where inductor writes the Python it generates (its cache directory, the default one and the one
+    ``TORCHINDUCTOR_CACHE_DIR`` names)."""
+    dirs = [os.environ.get("TORCHINDUCTOR_CACHE_DIR", "")]
+    utils = sys.modules.get("torch._inductor.runtime.runtime_utils")
+    if utils is not None:
+        try:
+            dirs.append(utils.cache_dir())
+        except Exception:  # noqa: BLE001 - another torch release
+            pass
+    return tuple(os.path.abspath(d) for d in dirs if d)
 
 
 # Seconds each input may take, the learner's code, the reference and the rules together. Where the
