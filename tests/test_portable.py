@@ -273,3 +273,22 @@ def test_the_walk_finds_what_it_must():
     assert unguarded(good) == []
     worker = ast.parse('W = """\nimport json, resource\n"""\n')
     assert [unguarded(s) for s in embedded_scripts(worker)] == [["line 2: resource"]]
+
+
+def test_the_other_pythons_layer_runs_every_answer_through_its_check():
+    """Issue 35: the layer run on each other supported Python holds the facts, the module tests and
+    every reference and wrong answer through its check (the repeat test, one round each). A stop once
+    dropped the repeat test from it to save time, and with it every check's verdict on 3.12 and 3.13
+    (module 17's check failed every right answer there once)."""
+    import glob
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("other_pythons", ROOT / "scripts" / "other_pythons.py")
+    layer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(layer)
+    files = {Path(p).name for pattern in layer.FAST_LAYER for p in glob.glob(str(ROOT / pattern))}
+    for needed in ("test_facts", "test_checks", "test_check_leaks", "test_check_repeat", "test_module17"):
+        needed += ".py"
+        assert needed in files, f"{needed} is not in the other Pythons' fast layer"
+    source = Path(layer.__file__).read_text()
+    assert 'TORCHCOURSE_CHECK_ROUNDS="1"' in source, "the layer runs each answer once, not zero or twelve times"
