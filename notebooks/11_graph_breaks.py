@@ -870,13 +870,14 @@ for n in (1_000_000, 4_000_000, 8_000_000, 10_000_000):
 
 # %% [markdown]
 # On Linux, torch gets memory from glibc's `malloc`. A block above its *mmap threshold* (which
-# grows with use, up to 32 MiB) comes fresh from the operating system on every call and goes
-# back on free, and every 4 KiB page of it is zeroed by the operating system when first touched
-# (a page fault). Smaller blocks are usually reused from memory freed by the previous call;
-# glibc also hands a large free stretch at the top of its heap back to the system, so just
-# below 32 MiB it depends on what else the heap holds. At 38 MiB every call pays; how much
-# depends on your system (a virtual machine pays more per page fault). At 10 million float32,
-# each of the five, two or one new tensors is 38 MiB, so each pays on every call.
+# grows with use, up to 32 MiB) comes fresh from the operating system and goes back on free,
+# unless a free stretch the heap already holds can take it, and every 4 KiB page of a fresh
+# block is zeroed by the operating system when first touched (a page fault). Smaller blocks
+# are usually reused from memory freed by the previous call; glibc also hands a large free
+# stretch at the top of its heap back to the system, so just below 32 MiB it depends on what
+# else the heap holds. At 38 MiB a call pays, as the new tensor's extra time above shows on
+# your machine; how much depends on your system (a virtual machine pays more per page fault).
+# At 10 million float32, each of the five, two or one new tensors is 38 MiB, so each pays.
 #
 # Put the two together: the bytes each version moves, at the memory limit that matches its
 # traffic (measured now on one thread, `torchcourse.timing.memory_limits`), plus the cost of

@@ -1126,9 +1126,10 @@ plt.show()
 # ### A fresh output, or one you pass in (optional)
 #
 # What a fresh output costs depends on its size (module 09 measures it). On Linux, glibc's
-# `malloc` serves a block above its *mmap threshold* (128 KiB at first, rising up to 32 MiB)
-# with fresh pages from the operating system and returns them when the block is freed, so
-# every call pays one page fault per 4 KiB page on first touch. A freed block below the
+# `malloc` first looks for a free stretch its heap already holds. A block above its *mmap
+# threshold* (128 KiB at first, rising up to 32 MiB) that does not fit there gets fresh pages
+# from the operating system, which go back when the block is freed, so each such call pays one
+# page fault per 4 KiB page on first touch. A freed block below the
 # threshold stays with the process and is often handed straight back to the next call, its
 # pages in place (often, not always: glibc also returns free memory at the top of its heap to
 # the system). The rewrite's int8 output is 2 MB at this notebook's 2 million points, 40 MiB at
@@ -1158,8 +1159,8 @@ for n, X_n in [(N, Xt), (BIG, X_big)]:
 X_big = X_n = C_n = out_n = None  # free the 640 MiB of the sweep
 
 # %% [markdown]
-# Above the threshold every call faults in every page of its output (a 40 MiB output is
-# 10,240 pages), and a fresh output costs a multiple of a reused one. Below it, the count is
+# Above the threshold a call faults in every page of its output (a 40 MiB output is
+# 10,240 pages; the three counts above are yours), and a fresh output costs a multiple of a reused one. Below it, the count is
 # often zero and a fresh output costs about what a reused one does. On other systems the
 # allocator draws the line elsewhere. Compiled NumPy returns a fresh int64 array: 16 MB at 2 million
 # points, 160 MB at the published 20 million.
@@ -1501,7 +1502,7 @@ else:
 #   memory. Call a tool faster only where minimum and median agree beyond the spread.
 # * A reused output buffer saves an allocation per call: usually next to nothing below the C
 #   library's threshold for fresh memory (glibc: up to 32 MiB), a page fault per 4 KiB page
-#   on every call above it.
+#   on a call above it that the heap's free memory cannot take.
 #
 # ## Further reading
 #
@@ -1529,7 +1530,7 @@ else:
 # <tr><td>“The number of iterations is baked into the graph, so a different number compiles a new graph.”</td><td>✓</td></tr>
 # <tr><td>“From rows: two int64 vector loads, a mask and a shift, a narrowing to int32, and the bit cast, for which inductor (torch 2.13) has no vector form. An operation without one is done one lane at a time”</td><td>✓</td></tr>
 # <tr><td>“<code>X[:, 0]</code> is a stride-2 view, and the compiled NumPy loop fills each vector from it one float at a time”</td><td>✓</td></tr>
-# <tr><td>“glibc&#x27;s <code>malloc</code> serves a block above its mmap threshold (128 KiB at first, rising up to 32 MiB) with fresh pages from the operating system and returns them when the block is freed, so every call pays one page fault per 4 KiB page on first touch.”</td><td>✓</td></tr>
+# <tr><td>“glibc&#x27;s <code>malloc</code> first looks for a free stretch its heap already holds. A block above its mmap threshold (128 KiB at first, rising up to 32 MiB) that does not fit there gets fresh pages from the operating system, which go back when the block is freed, so each such call pays one page fault per 4 KiB page on first touch.”</td><td>✓</td></tr>
 # <tr><td>“Changing torch&#x27;s thread count makes each compiled function compile once more (dynamo&#x27;s guards include the thread count: the recompile log says <code>GLOBAL_STATE changed: num_threads</code>)”</td><td>✓</td></tr>
 # <tr><td>“it fills a tensor from torch&#x27;s random generator, and <code>np.random.seed(s)</code> there calls <code>torch.manual_seed(s)</code>. NumPy&#x27;s own generator is never read.”</td><td>✓</td></tr>
 # <tr><td>“With the default backend the numbers can differ again: for <code>np.random.randn</code> inductor generates its own random-number code, seeded from torch&#x27;s generator on every call.”</td><td>✓</td></tr>

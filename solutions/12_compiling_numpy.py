@@ -300,8 +300,8 @@ check("12.10", seeded_call)
 # Write `assign_into(out, X, means)` that writes the index of the nearest mean of each point
 # into the preallocated int8 tensor `out` (shape `(n,)`), **in place**, and returns `out`, as
 # PyTorch's `out=` arguments do. Reusing one buffer saves an allocation on every call (and, for
-# an output above the allocator's mmap threshold, 32 MiB at most with glibc, a page fault per
-# 4 KiB page on every call), and int8 writes 1 byte a label instead of 8.
+# an output above the allocator's mmap threshold, 32 MiB at most with glibc, usually a page
+# fault per 4 KiB page on every call), and int8 writes 1 byte a label instead of 8.
 
 
 # %%

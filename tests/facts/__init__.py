@@ -110,3 +110,55 @@ def dispatched_ops():
             return func(*args, **(kwargs or {}))
 
     return Ops()
+
+
+def page_faults_in_a_fresh_process(setup: str, call: str, calls: int = 3) -> list[int]:
+    """Minor page faults of ``calls`` runs of the expression ``call``, each on its own, in a fresh
+    Python that first runs ``setup``: what a new kernel sees. Inside the test process the heap
+    holds whatever earlier tests freed, and glibc serves a block from a free stretch of it
+    before it asks the operating system for fresh pages (a 40 MiB tensor faulted 0 pages on
+    its first call in a CI worker, then 10,241 on each of the next two)."""
+    import json
+    import subprocess
+    import sys
+
+    script = "\n".join(
+        [
+            "import json, resource",
+            setup,
+            "def _faults():",
+            "    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt",
+            f"    {call}",
+            "    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before",
+            f"print(json.dumps([_faults() for _ in range({calls})]))",
+        ]
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def faults_of_a_large_malloc_after_a_free_stretch() -> list[int]:
+    """Page faults of three 40 MiB ``malloc``-and-fill calls (glibc, through ctypes) in a fresh
+    process whose heap holds a free 60 MiB stretch below a live block: four 15 MiB blocks taken
+    from the heap (a freed 16 MiB block first raised the mmap threshold above 15 MiB), written,
+    and freed, with a 1 MiB block kept above them so that the stretch is not the heap's top,
+    which glibc would give back. The 40 MiB is above the threshold, yet it fits the stretch."""
+    setup = "\n".join(
+        [
+            "import ctypes",
+            "libc = ctypes.CDLL('libc.so.6')",
+            "libc.malloc.restype = ctypes.c_void_p",
+            "libc.malloc.argtypes = [ctypes.c_size_t]",
+            "libc.free.argtypes = [ctypes.c_void_p]",
+            "libc.memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]",
+            "M = 2**20",
+            "libc.free(libc.malloc(16 * M))",
+            "blocks = [libc.malloc(15 * M) for _ in range(4)]",
+            "for b in blocks: libc.memset(b, 0, 15 * M)",
+            "above = libc.malloc(M); libc.memset(above, 0, M)",
+            "for b in blocks: libc.free(b)",
+            "def big():",
+            "    p = libc.malloc(40 * M); libc.memset(p, 1, 40 * M); libc.free(p)",
+        ]
+    )
+    return page_faults_in_a_fresh_process(setup, "big()")
