@@ -292,3 +292,36 @@ def test_the_numpy_rewrites_agree_with_numpy():
         out = np.zeros(len(pts))
         got = getattr(npr, f"fitness{k}_columns")(np.ascontiguousarray(pts.T), out)
         assert got is out and np.array_equal(got, getattr(ga, f"fitness{k}_numpy")(pts))
+
+
+def test_the_readme_quotes_the_kept_peer_run():
+    """Every figure of the README's side-by-side table is the kept run's: the course's and the
+    fastest peer's minimum and median, and the verdict by the rule. A rerun of the benchmark that
+    is kept without its README lines fails here (stop 39's README still quoted the Intel run)."""
+    import json
+    import re
+
+    from torchcourse import ROOT
+    from torchcourse.bench.sidebyside_report import verdict
+
+    run = json.loads((ROOT / "docs" / "benchmarks" / "peers-cpu-2core.json").read_text())
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### Beside Numba and JAX") : readme.index("## Layout")]
+    assert run["machine"]["cpu"].split("(")[0].split()[0] in section  # the CPU named beside the figures
+    names = {
+        "K-Means": "k-means",
+        "GA fitness 1": "ga fitness 1 (sum)",
+        "GA fitness 2": "ga fitness 2",
+        "GA fitness 3": "ga fitness 3",
+    }
+    rows = {m[1]: m[2] for m in re.finditer(r"^\| (K-Means|GA fitness \d) \|(.*)$", section, re.M)}
+    assert set(rows) == set(names), rows
+    for label, group in names.items():
+        v = verdict(run["rows"], group)
+        pairs = [(float(a), float(b)) for a, b in re.findall(r"([\d.]+) / ([\d.]+) ms", rows[label])]
+        want = [(v["course"]["min_s"], v["course"]["median_s"]), (v["peer"]["min_s"], v["peer"]["median_s"])]
+        assert len(pairs) >= 2, rows[label]
+        for got, exp in zip(pairs[:2], want):
+            for g, e in zip(got, exp):
+                assert abs(g - e * 1e3) <= 0.006 * e * 1e3, (label, got, exp)
+        assert v["verdict"] in rows[label], (label, v["verdict"])

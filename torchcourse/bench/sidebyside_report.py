@@ -52,8 +52,8 @@ def caveat(report: dict[str, Any], group: str, peer: dict[str, Any]) -> str:
     ir = report.get("numba_ir", {})
     if group == "ga fitness 3" and peer["tool"] == "Numba" and ir and not ir.get("USING_SVML"):
         return (
-            "Numba without a vector maths library (SVML not installed): its sin and cos run one value "
-            "at a time; not Numba at its best"
+            "Numba without a vector maths library (its llvmlite lacks the patch SVML needs, so no install "
+            "adds one): its sin and cos run one value at a time"
         )
     return ""
 
