@@ -172,12 +172,22 @@ def _restore_attributes(space: Any, before: dict) -> None:
 _GONE = object()
 
 
+_OPEN: list[Isolated] = []  # the checks running now, innermost last
+
+
+def settings_at_start(module: Any) -> dict[str, Any] | None:
+    """A config module's values when the innermost running check started (None outside a check, or
+    when the module was imported during it): what a rule compares an answer's leftovers with."""
+    return _OPEN[-1].before.get(module.__name__) if _OPEN else None
+
+
 class Isolated:
     """``with Isolated():`` runs a check and then puts the process back as it was (see the module
     docstring); what the check compiled is forgotten, so its next run compiles afresh."""
 
     def __enter__(self) -> Isolated:
         self.before = process_state()
+        _OPEN.append(self)
         self.codes = _dynamo_codes()
         pgo = _pgo_state()
         self.pgo = None if pgo is None else copy.deepcopy(pgo)
@@ -187,6 +197,8 @@ class Isolated:
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        if self in _OPEN:
+            _OPEN.remove(self)
         b = self.before
         # modes an answer entered and never left (a `with` cut short, or __enter__ alone)
         while torch._C._len_torch_function_stack() > b["torch function modes"]:

@@ -44,7 +44,16 @@ def _numpy_cases():
         (randn(7, seed=37, dtype=torch.float64).numpy()[::-1],),  # negative strides: from_numpy refuses them
         (randn(3, 5, seed=38).numpy()[:, ::-2],),  # float32 already, reversed: asarray(a, float32) keeps it as is
         (randn(2, 3, seed=36, dtype=torch.float64).numpy().astype(">f8"),),  # big-endian, as read from a file
+        (np.zeros((0, 3)),),  # an empty array is an array of numbers too: torch.frombuffer refuses it
     ]
+
+
+def _swap_in_place(a):
+    """04.1, wrong: swaps a big-endian array's bytes in the caller's array to get native order."""
+    if a.dtype.byteorder == ">":
+        a.byteswap(inplace=True)
+        a = a.view(a.dtype.newbyteorder("="))
+    return torch.from_numpy(a.astype(np.float32))
 
 
 def _nbytes_cases():
@@ -183,6 +192,10 @@ EXERCISES = [
             lambda a: torch.from_numpy(np.ascontiguousarray(a)).float(),  # a 0-d array becomes 1-d; big-endian
             lambda a: torch.from_numpy(np.asarray(a, dtype=np.float32)),  # no copy of a float32 reversed view
             lambda a: torch.from_numpy(a.copy()).float(),  # positive strides, but still big-endian
+            lambda a: torch.frombuffer(bytearray(a.astype(np.float32).tobytes()), dtype=torch.float32).reshape(
+                a.shape
+            ),  # refuses an empty buffer
+            _swap_in_place,  # right values, but the caller's array is left byte-swapped
         ],
     ),
     Exercise(

@@ -16,6 +16,7 @@ from torchcourse.grading.exercises.m05_cases import (
     _softmax_cases,
     _softmax_global_sum,
     _sq_dist_cases,
+    _sq_dist_centred,
     _sq_dist_expanded,
     _window_and_data,
 )
@@ -176,6 +177,8 @@ EXERCISES = [
             lambda X, Y: _sq_dist_expanded(X, Y).clamp_min(0),
             lambda X, Y: torch.cdist(X, Y) ** 2,  # the expansion for more than 25 points
             lambda X, Y: ((X.float()[:, None] - Y.float()[None]) ** 2).sum(dim=-1).to(X.dtype),  # float32 inside
+            lambda X, Y: (torch.cdist(X.double(), Y.double()) ** 2).to(X.dtype),  # float64, but the expansion
+            _sq_dist_centred,  # the expansion after centring on X's mean: a far point keeps the cluster far
         ],
     ),
     Exercise(

@@ -117,8 +117,22 @@ def _sq_dist_cases():
         (randn(1, 4, seed=44, dtype=torch.float64), randn(6, 4, seed=45, dtype=torch.float64)),
         (randn(4, 3, seed=46, dtype=torch.float64) + 1e7, randn(5, 3, seed=47, dtype=torch.float64) + 1e7),
         (randn(30, 3, seed=48) + 1000, randn(27, 3, seed=49) + 1000),
+        # float64 at 10^7 with more than 25 points: cdist on float64 copies switches to the expansion here too
+        (randn(30, 3, seed=50, dtype=torch.float64) + 1e7, randn(27, 3, seed=51, dtype=torch.float64) + 1e7),
+        # one point at the origin among points at 10^7: centring on a mean does not bring the cluster near 0
+        (
+            torch.cat([torch.zeros(1, 3, dtype=torch.float64), randn(5, 3, seed=52, dtype=torch.float64) + 1e7]),
+            randn(4, 3, seed=53, dtype=torch.float64) + 1e7,
+        ),
     ]
 
 
 def _sq_dist_expanded(X, Y):
     return (X**2).sum(dim=-1)[:, None] - 2 * X @ Y.T + (Y**2).sum(dim=-1)[None, :]  # cancels far from 0
+
+
+def _sq_dist_centred(X, Y):
+    """05.6, wrong: the expansion after centring both on X's mean, which is near the origin only when X's
+    points are close together."""
+    c = X.mean(dim=0)
+    return _sq_dist_expanded(X - c, Y - c)

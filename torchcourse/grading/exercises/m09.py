@@ -10,6 +10,7 @@ import torch
 
 from torchcourse.grading.checks import Exercise
 from torchcourse.grading.exercises.m09_kernels import (
+    _call_sites,
     _every_mention,
     _graph_op_names,
     _kernel_cases,
@@ -36,6 +37,7 @@ from torchcourse.grading.exercises.m09_numerics import (
     _dropout_cases,
     _dropout_compiled_then_eager,
     _dropout_eager_into_compiled,
+    _dropout_leaves_freezing,
     _dropout_left_on,
     _dropout_no_fallback,
     _dropout_outside,
@@ -196,7 +198,7 @@ EXERCISES = [
             'GPU): logs.grep(r"^(cpp_fused|triton)\\w* = async_compile") finds those lines; keep the part '
             "before ' = '.",
         ],
-        wrong=[_kernel_count_metric, _graph_op_names, _every_mention, _unique_names],
+        wrong=[_kernel_count_metric, _graph_op_names, _every_mention, _unique_names, _call_sites],
         needs_compiler=True,
         compiles=True,
     ),
@@ -256,6 +258,7 @@ EXERCISES = [
             _dropout_no_fallback,
             _dropout_aot_eager,
             _dropout_left_on,
+            _dropout_leaves_freezing,
             _dropout_warmed_up_first,
             _dropout_outside,
             _dropout_compiled_then_eager,

@@ -37,12 +37,18 @@ def _k_two_graphs(x):
     return (y.sin() + 2).relu()  # another constant: another graph, not a cache hit on the first
 
 
+def _k_one_kernel_called_twice(x):
+    q = torch.mm(x.sin() + 1, x)
+    return q, q.sin() + 1  # the same fused sin-and-add: one kernel defined, called on x and on q
+
+
 def _kernel_cases():
     return [
         (_fresh(_k_pointwise), randn(8, 8, seed=971)),
         (_fresh(_k_standardise), randn(64, seed=972)),
         (_fresh(_k_around_matmul), randn(6, 4, seed=973)),  # two kernels around the library's matmul
         (_fresh(_k_two_graphs), randn(5, 3, seed=974)),  # a graph break: one kernel per graph, one name twice
+        (_fresh(_k_one_kernel_called_twice), randn(4, 4, seed=975)),  # defined once, called twice: one entry
     ]
 
 
@@ -94,6 +100,15 @@ def _every_mention(fn, x):
     with captured_logs(output_code=True) as logs:
         torch.compile(fn)(x)
     return re.findall(r"\b(?:cpp_fused|triton)\w*", logs.text)
+
+
+def _call_sites(fn, x):
+    """The names where the kernels are called, not where they are defined."""
+    from torchcourse.compiletools import captured_logs
+
+    with captured_logs(output_code=True) as logs:
+        torch.compile(fn)(x)
+    return [line.strip().split("(")[0] for line in logs.grep(r"^\s+(cpp_fused|triton)\w*\(")]
 
 
 # --- 09.8 speed-up, warm ------------------------------------------------------------------------------

@@ -153,7 +153,8 @@ def _inductor_graphs() -> int:
 class ByInductor(Rule):
     """ "compiled by torch.compile with its default backend": the answer runs again from a fresh dynamo
     state while the graphs inductor compiles (or finds in its cache) are counted; none means the answer
-    ran eagerly or with another backend. Also: inductor's ``fallback_random`` is as the answer found it.
+    ran eagerly or with another backend. Also: inductor's settings are as the answer found them:
+    ``fallback_random`` after the answer's first run, and every setting around the second.
 
     The result must come from the compiled code. In that second run every tensor the compiled code
     returns is overwritten with marker values (``_marker``), which no dropout produces: an answer that
@@ -176,6 +177,17 @@ class ByInductor(Rule):
             )
         import torch._inductor.compile_fx as inductor_entry
 
+        from torchcourse.grading.isolation import _config, settings_at_start
+
+        settings = _config(inductor_config)
+        at_start = settings_at_start(inductor_config) or settings  # outside a check: around the second run only
+        left_first = sorted(k for k, v in at_start.items() if settings.get(k, v) != v)
+        if left_first:
+            return (
+                f"your function changed inductor's setting(s) {', '.join(left_first)} and left them so; leave "
+                "inductor's settings as you found them: change one only for the compile, e.g. "
+                "`with torch._inductor.config.patch(fallback_random=True):`"
+            )
         torch.compiler.reset()
         before = _inductor_graphs()
         given, graphs, outputs = inductor_entry.compile_fx, [], []
@@ -205,7 +217,17 @@ class ByInductor(Rule):
             inductor_entry.compile_fx = given
             compiled = _inductor_graphs() - before
             inductor_config.fallback_random = found
+            now = _config(inductor_config)
+            left = sorted(k for k, v in settings.items() if now.get(k, v) != v)
+            for key in left:
+                setattr(inductor_config, key, settings[key])
             torch.compiler.reset()
+        if left:
+            return (
+                f"your function changed inductor's setting(s) {', '.join(left)} and left them so; leave inductor's "
+                "settings as you found them: change one only for the compile, e.g. "
+                "`with torch._inductor.config.patch(fallback_random=True):`"
+            )
         if compiled == 0:
             return (
                 "inductor compiled nothing while your function ran: compile the dropout with torch.compile and its "
@@ -276,6 +298,16 @@ def _dropout_left_on(x, p, seed):
     torch._inductor.config.fallback_random = True  # and never set back
     torch.manual_seed(seed)
     return torch.compile(drop)(x)
+
+
+def _dropout_leaves_freezing(x, p, seed):
+    def drop(t):
+        return torch.nn.functional.dropout(t, p, training=True)
+
+    torch._inductor.config.freezing = True  # another setting, never set back
+    torch.manual_seed(seed)
+    with torch._inductor.config.patch(fallback_random=True):
+        return torch.compile(drop)(x)
 
 
 def _dropout_outside(x, p, seed):
