@@ -132,3 +132,21 @@ SLOW = [
 def test_slow_answer(ex_id, answer, status, fragment, why):
     got, message = evaluate(EX[ex_id], answer)
     assert got == status and fragment in message, (why, message)
+
+
+def test_17_5_carries_every_global_setting_of_the_cache_key_to_its_fresh_process():
+    """A learner who set the float32 matmul precision or the default dtype earlier in the kernel: the
+    FX graph cache key holds both (FxGraphHashDetails), so a fresh process that did not take them
+    missed every artefact of a right answer ("1 FX graph cache miss(es) and 0 hit(s)")."""
+    ex = REGISTRY.get("17.5")
+    precision, dtype = torch.get_float32_matmul_precision(), torch.get_default_dtype()
+    fp32 = torch.backends.cuda.matmul.fp32_precision
+    try:
+        torch.set_float32_matmul_precision("high")
+        torch.set_default_dtype(torch.float64)
+        status, message = evaluate(ex, ex.reference)
+    finally:
+        torch.set_float32_matmul_precision(precision)
+        torch.backends.cuda.matmul.fp32_precision = fp32
+        torch.set_default_dtype(dtype)
+    assert status == PASS, message

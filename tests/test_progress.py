@@ -51,6 +51,7 @@ def test_writes_are_atomic_and_a_corrupt_file_is_set_aside(monkeypatch, tmp_path
 
 
 def test_an_unwritable_place_never_breaks_a_lesson(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(progress_store, "_warned", False)  # said once per process: an earlier call may have said it
     (tmp_path / "file").write_text("")
     monkeypatch.setenv("TORCHCOURSE_PROGRESS", str(tmp_path / "file" / "p.json"))  # a file as a folder
     progress_store.record("exercises", "00.1", "pass")

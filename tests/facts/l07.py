@@ -231,6 +231,7 @@ def _():
 )
 def _():
     _need_cuda()
+    torch.cuda.empty_cache()  # a block an earlier test freed could hold both tensors, and stay reserved
     live = torch.ones(64 * 2**20, dtype=torch.uint8, device="cuda")
     t = torch.empty(256 * 2**20, dtype=torch.uint8, device="cuda")
     del t

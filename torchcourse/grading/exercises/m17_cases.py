@@ -324,6 +324,14 @@ torch._dynamo.config.load_config(state["dynamo"])
 torch.fx.experimental._config.load_config(state["fx"])
 torch._inductor.config.compile_threads = 1
 torch.use_deterministic_algorithms(state["deterministic"], warn_only=state["warn_only"])
+# The rest of the key's global settings (FxGraphHashDetails): set only what differs, as setting a
+# flag to the value it has is not always a no-op.
+torch.utils.deterministic.fill_uninitialized_memory = state["fill_uninitialized_memory"]
+torch.set_default_dtype(state["default_dtype"])
+matmul = torch.backends.cuda.matmul
+for name, value in state["cuda_matmul"].items():
+    if getattr(matmul, name) != value:
+        setattr(matmul, name, value)
 with open(data_path, "rb") as f:
     torch.compiler.load_cache_artifacts(f.read())
 torch.compile(m17_cases.wave)(torch.load(x_path))
@@ -354,6 +362,16 @@ def fresh_process_hits(args, got):
                 "fx": torch.fx.experimental._config.get_serializable_config_copy(),
                 "deterministic": torch.are_deterministic_algorithms_enabled(),
                 "warn_only": torch.is_deterministic_algorithms_warn_only_enabled(),
+                "fill_uninitialized_memory": torch.utils.deterministic.fill_uninitialized_memory,
+                "default_dtype": torch.get_default_dtype(),
+                "cuda_matmul": {
+                    name: getattr(torch.backends.cuda.matmul, name)
+                    for name in (
+                        "fp32_precision",
+                        "allow_fp16_reduced_precision_reduction",
+                        "allow_bf16_reduced_precision_reduction",
+                    )
+                },
             },
             state,
         )
