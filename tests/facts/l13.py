@@ -240,7 +240,9 @@ def _():
 @fact(
     "13",
     "jax-arrays-immutable",
-    "a jitted JAX function returns a new array every call: JAX arrays cannot be written in place",
+    "a jitted JAX function returns a new array every call: JAX arrays are immutable, and only an input "
+    "*donated* to the function (`jax.jit(f, donate_argnums=...)`, which the benchmark does not do) lets XLA "
+    "write the result into that input's buffer",
 )
 def _():
     jax = pytest.importorskip("jax")
@@ -250,6 +252,12 @@ def _():
         x[0] = 1.0
     f = jax.jit(lambda a: a + 1)
     assert f(x) is not f(x)
+    plain = jnp.zeros(1000)
+    assert f(plain).unsafe_buffer_pointer() != plain.unsafe_buffer_pointer()
+    donated = jnp.zeros(1000)
+    where = donated.unsafe_buffer_pointer()
+    g = jax.jit(lambda out, a: out.at[:].set(a + 1), donate_argnums=0)
+    assert g(donated, plain).unsafe_buffer_pointer() == where
 
 
 @fact(
@@ -364,8 +372,12 @@ def _():
 )
 def _():
     jax = pytest.importorskip("jax")
+    x64 = jax.config.jax_enable_x64
     jax.config.update("jax_enable_x64", True)  # as the benchmark runs it (peers.configure)
-    text = jax.jit(lambda p: p.sum(axis=1)).lower(np.ones((4, 1000), np.int8)).compile().as_text()
+    try:
+        text = jax.jit(lambda p: p.sum(axis=1)).lower(np.ones((4, 1000), np.int8)).compile().as_text()
+    finally:
+        jax.config.update("jax_enable_x64", x64)  # the float32-default fact runs in this process too
     assert re.search(r"s64\[4,1000\]", text) and "convert" in text  # the whole (N, 1000) array, as int64
     entry = text.split("ENTRY", 1)[1].splitlines()
     param = next(line.split("=")[0].strip() for line in entry if "s8[4,1000]" in line and "parameter(0)" in line)

@@ -41,8 +41,8 @@ def pin_threads(threads: int) -> list[int] | None:
     """Keep this process, every thread it has and every thread it will start, on ``threads`` CPUs.
 
     A thread count alone does not hold every tool to it: XLA's CPU runtime (jax 0.10) runs its
-    loops on a thread pool sized by the CPUs it may use, whatever ``XLA_FLAGS`` says (measured:
-    1.8 cores busy with ``intra_op_parallelism_threads=1``). CPU affinity does; threads inherit
+    loops on a thread pool sized by the CPUs it may use, and ``XLA_FLAGS`` has no flag that caps it
+    (``--xla_cpu_multi_thread_eigen=false`` covers Eigen's operations only). CPU affinity does; threads inherit
     it from the thread that starts them. Returns the CPUs, or None where the OS has no
     ``sched_setaffinity`` (macOS, Windows): there the cores-used column tells."""
     if not hasattr(os, "sched_setaffinity"):

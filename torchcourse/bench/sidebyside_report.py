@@ -15,8 +15,8 @@ def _pinned(report: dict[str, Any]) -> str:
     if not cpus:
         return "Not pinned to CPUs (no sched_setaffinity here): the cores-busy column shows what each tool used."
     return (
-        f"The process was pinned to CPU(s) {', '.join(map(str, cpus))} (CPU affinity; XLA ignores its thread "
-        "flags); cores busy = CPU time over wall time in the timed rounds."
+        f"The process was pinned to CPU(s) {', '.join(map(str, cpus))} (CPU affinity; XLA has no flag that "
+        "caps its CPU thread pool); cores busy = CPU time over wall time in the timed rounds."
     )
 
 
