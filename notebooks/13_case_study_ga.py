@@ -1260,7 +1260,8 @@ claim(
 # Inductor's int8 sum took several times as long here as on the Intel CPU, while Numba's loop
 # took about the same on both. The two CPUs differ in more than their vector instructions, so
 # the runs do not say which difference costs inductor its time; the int8 sum section above
-# measures the widening on your CPU. JAX moved too: its K-Means rewrite led the Intel run and
+# measures the widening on your CPU, and the course's `docs/benchmarks/gaps.md` takes the AVX2
+# CPU's kernels apart instruction by instruction, with a script to rerun on yours. JAX moved too: its K-Means rewrite led the Intel run and
 # is far slower in this run's one-thread row, more than its two-thread row's time would
 # suggest, so treat that one row as unsettled (rerun it on yours). What the runs do say: a
 # ranking of compilers on one CPU need not hold on another. And a tie is not a draw: at two

@@ -35,27 +35,6 @@ close_enough = solution("04", "close_enough")
 # ---- inputs ---------------------------------------------------------------------------
 
 
-def _numpy_cases():
-    return [
-        (randn(5, seed=40, dtype=torch.float64).numpy(),),
-        (randn(3, 4, seed=41, dtype=torch.float64).numpy(),),
-        (randint(-50, 50, 6, seed=42).numpy(),),
-        (np.array(2.5),),  # a 0-d array: list(a) cannot iterate it
-        (randn(7, seed=37, dtype=torch.float64).numpy()[::-1],),  # negative strides: from_numpy refuses them
-        (randn(3, 5, seed=38).numpy()[:, ::-2],),  # float32 already, reversed: asarray(a, float32) keeps it as is
-        (randn(2, 3, seed=36, dtype=torch.float64).numpy().astype(">f8"),),  # big-endian, as read from a file
-        (np.zeros((0, 3)),),  # an empty array is an array of numbers too: torch.frombuffer refuses it
-    ]
-
-
-def _swap_in_place(a):
-    """04.1, wrong: swaps a big-endian array's bytes in the caller's array to get native order."""
-    if a.dtype.byteorder == ">":
-        a.byteswap(inplace=True)
-        a = a.view(a.dtype.newbyteorder("="))
-    return torch.from_numpy(a.astype(np.float32))
-
-
 def _nbytes_cases():
     return [
         (randn(5, seed=43),),
@@ -176,7 +155,7 @@ EXERCISES = [
         "04.1",
         "From NumPy, in float32",
         to_float32_tensor,
-        cases=_numpy_cases,
+        cases=c._numpy_cases,
         hints=[
             "torch.from_numpy(a) and torch.tensor(a) both keep NumPy's dtype: float64 stays float64.",
             "torch refuses an array with negative strides (a[::-1]) or in a foreign byte order: let NumPy "
@@ -195,7 +174,7 @@ EXERCISES = [
             lambda a: torch.frombuffer(bytearray(a.astype(np.float32).tobytes()), dtype=torch.float32).reshape(
                 a.shape
             ),  # refuses an empty buffer
-            _swap_in_place,  # right values, but the caller's array is left byte-swapped
+            c._swap_in_place,  # right values, but the caller's array is left byte-swapped
         ],
     ),
     Exercise(

@@ -7,11 +7,12 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from torchcourse.grading.compare import describe
-from torchcourse.grading.exercises._inputs import randn
+from torchcourse.grading.exercises._inputs import randint, randn
 from torchcourse.grading.rules import Case, Rule
 
 # ---- 04.6 nothing wider than int16 ---------------------------------------------------------------
@@ -335,3 +336,24 @@ def close_min_item(got, want):
 
 def close_exact(got, want):
     return bool((got == want).all())
+
+
+def _numpy_cases():
+    return [
+        (randn(5, seed=40, dtype=torch.float64).numpy(),),
+        (randn(3, 4, seed=41, dtype=torch.float64).numpy(),),
+        (randint(-50, 50, 6, seed=42).numpy(),),
+        (np.array(2.5),),  # a 0-d array: list(a) cannot iterate it
+        (randn(7, seed=37, dtype=torch.float64).numpy()[::-1],),  # negative strides: from_numpy refuses them
+        (randn(3, 5, seed=38).numpy()[:, ::-2],),  # float32 already, reversed: asarray(a, float32) keeps it as is
+        (randn(2, 3, seed=36, dtype=torch.float64).numpy().astype(">f8"),),  # big-endian, as read from a file
+        (np.zeros((0, 3)),),  # an empty array is an array of numbers too: torch.frombuffer refuses it
+    ]
+
+
+def _swap_in_place(a):
+    """04.1, wrong: swaps a big-endian array's bytes in the caller's array to get native order."""
+    if a.dtype.byteorder == ">":
+        a.byteswap(inplace=True)
+        a = a.view(a.dtype.newbyteorder("="))
+    return torch.from_numpy(a.astype(np.float32))

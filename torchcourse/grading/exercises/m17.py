@@ -13,6 +13,7 @@ import torch
 from torchcourse.grading.checks import Exercise
 from torchcourse.grading.exercises import m17_cases as c
 from torchcourse.grading.exercises import m17_deploy as d
+from torchcourse.grading.exercises import m17_ship as s
 from torchcourse.grading.exercises._solutions import solution
 
 io_counts = solution("17", "io_counts")
@@ -99,14 +100,14 @@ EXERCISES = [
         "17.5",
         "Ship a compile cache",
         _ship_cache_reference,
-        cases=c.ship_cases,
-        property=c.fresh_process_hits,
+        cases=s.ship_cases,
+        property=s.fresh_process_hits,
         hints=[
             "torch.compile(fn) compiles nothing until the compiled function is called: call it on x first.",
             "torch.compiler.save_cache_artifacts() returns a pair (bytes, CacheInfo), or None when nothing "
             "was compiled; return the bytes.",
         ],
-        wrong=[c.ship_uncalled, c.ship_pair, c.ship_other_shape, c.ship_eager_backend],
+        wrong=[s.ship_uncalled, s.ship_pair, s.ship_other_shape, s.ship_eager_backend],
         generated=False,
         needs_compiler=True,
         compiles=True,
