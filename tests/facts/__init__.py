@@ -137,28 +137,29 @@ def page_faults_in_a_fresh_process(setup: str, call: str, calls: int = 3) -> lis
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def faults_of_a_large_malloc_after_a_free_stretch() -> list[int]:
+def faults_of_a_large_malloc(after_a_free_stretch: bool) -> list[int]:
     """Page faults of three 40 MiB ``malloc``-and-fill calls (glibc, through ctypes) in a fresh
-    process whose heap holds a free 60 MiB stretch below a live block: four 15 MiB blocks taken
-    from the heap (a freed 16 MiB block first raised the mmap threshold above 15 MiB), written,
-    and freed, with a 1 MiB block kept above them so that the stretch is not the heap's top,
-    which glibc would give back. The 40 MiB is above the threshold, yet it fits the stretch."""
-    setup = "\n".join(
-        [
-            "import ctypes",
-            "libc = ctypes.CDLL('libc.so.6')",
-            "libc.malloc.restype = ctypes.c_void_p",
-            "libc.malloc.argtypes = [ctypes.c_size_t]",
-            "libc.free.argtypes = [ctypes.c_void_p]",
-            "libc.memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]",
-            "M = 2**20",
+    process. With ``after_a_free_stretch`` its heap first holds a free 60 MiB stretch below a live
+    block: four 15 MiB blocks taken from the heap (a freed 16 MiB block first raised the mmap
+    threshold above 15 MiB), written, and freed, with a 1 MiB block kept above them so that the
+    stretch is not the heap's top, which glibc would give back. The 40 MiB is above the threshold,
+    yet it fits the stretch."""
+    lines = [
+        "import ctypes",
+        "libc = ctypes.CDLL('libc.so.6')",
+        "libc.malloc.restype = ctypes.c_void_p",
+        "libc.malloc.argtypes = [ctypes.c_size_t]",
+        "libc.free.argtypes = [ctypes.c_void_p]",
+        "libc.memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]",
+        "M = 2**20",
+    ]
+    if after_a_free_stretch:
+        lines += [
             "libc.free(libc.malloc(16 * M))",
             "blocks = [libc.malloc(15 * M) for _ in range(4)]",
             "for b in blocks: libc.memset(b, 0, 15 * M)",
             "above = libc.malloc(M); libc.memset(above, 0, M)",
             "for b in blocks: libc.free(b)",
-            "def big():",
-            "    p = libc.malloc(40 * M); libc.memset(p, 1, 40 * M); libc.free(p)",
         ]
-    )
-    return page_faults_in_a_fresh_process(setup, "big()")
+    lines += ["def big():", "    p = libc.malloc(40 * M); libc.memset(p, 1, 40 * M); libc.free(p)"]
+    return page_faults_in_a_fresh_process("\n".join(lines), "big()")

@@ -331,23 +331,11 @@ def _():
         pytest.skip("glibc's allocator: Linux with glibc only")
     import resource
 
-    from tests.facts import faults_of_a_large_malloc_after_a_free_stretch, page_faults_in_a_fresh_process
+    from tests.facts import faults_of_a_large_malloc
 
-    setup = "\n".join(
-        [
-            "import ctypes",
-            "libc = ctypes.CDLL('libc.so.6')",
-            "libc.malloc.restype = ctypes.c_void_p",
-            "libc.malloc.argtypes = [ctypes.c_size_t]",
-            "libc.free.argtypes = [ctypes.c_void_p]",
-            "libc.memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]",
-            "def big():",
-            "    p = libc.malloc(40 * 2**20); libc.memset(p, 1, 40 * 2**20); libc.free(p)",
-        ]
-    )
-    fresh = page_faults_in_a_fresh_process(setup, "big()")
+    fresh = faults_of_a_large_malloc(after_a_free_stretch=False)
     assert min(fresh) >= 40 * 2**20 // resource.getpagesize(), fresh
-    stretch = faults_of_a_large_malloc_after_a_free_stretch()
+    stretch = faults_of_a_large_malloc(after_a_free_stretch=True)
     assert max(stretch) < 16, stretch
 
 

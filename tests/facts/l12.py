@@ -204,7 +204,7 @@ def _():
         pytest.skip("glibc's allocator: Linux with glibc only")
     import resource
 
-    from tests.facts import faults_of_a_large_malloc_after_a_free_stretch, page_faults_in_a_fresh_process
+    from tests.facts import faults_of_a_large_malloc, page_faults_in_a_fresh_process
 
     nbytes = 40 * 2**20  # above the 32 MiB the threshold can reach
     pages = nbytes // resource.getpagesize()
@@ -213,7 +213,7 @@ def _():
     assert min(fresh) >= pages, fresh  # every page, on every call
     kept = page_faults_in_a_fresh_process(setup, "kept.fill_(1)")
     assert max(kept) < 16, kept  # the same bytes written into a buffer kept between calls
-    stretch = faults_of_a_large_malloc_after_a_free_stretch()
+    stretch = faults_of_a_large_malloc(after_a_free_stretch=True)
     assert max(stretch) < 16, stretch  # "first looks for a free stretch": 40 MiB from the heap, no fresh pages
 
 
