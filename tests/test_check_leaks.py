@@ -278,44 +278,67 @@ def test_a_sleeping_answer_where_the_answer_compiles_gets_the_larger_budget(monk
     assert status == FAIL and f"still running after {1.2 * len(ex.cases()):.3g} s" in message, message
 
 
-_COMPILING_CODE = tuple(
-    os.path.join(os.path.dirname(torch.__file__), *p)
-    for p in (
-        ("_dynamo", "convert_frame.py"),  # every dynamo compile, torch._dynamo.explain, strict export
-        ("export", "_trace.py"),  # every export
-        ("_inductor", "compile_fx.py"),  # inductor and AOTInductor
-        ("_inductor", "package"),  # an AOTInductor package loaded (17.6's reference reuses its build)
-    )
-)
-_PROCESS_CODE = tuple(os.path.join(os.path.dirname(os.__file__), p) for p in ("subprocess.py", "multiprocessing"))
+_TORCH = os.path.dirname(torch.__file__)
+_STDLIB = os.path.dirname(os.__file__)
+# The Python functions through which a compile, an export, an AOTInductor build or load, or a new
+# process begins: (the file, or the folder its file is in; the function's name).
+_ENTRY_POINTS = {
+    (os.path.join(_TORCH, "_dynamo", "convert_frame.py"), "_compile"),  # every dynamo compile, explain, strict export
+    (os.path.join(_TORCH, "export", "_trace.py"), "_export"),  # every export
+    (os.path.join(_TORCH, "export", "_trace.py"), "_export_for_training"),
+    (os.path.join(_TORCH, "_inductor", "compile_fx.py"), "compile_fx"),  # inductor and AOTInductor
+    (os.path.join(_TORCH, "_inductor", "compile_fx.py"), "compile_fx_inner"),
+    (os.path.join(_TORCH, "_inductor", "compile_fx.py"), "compile_fx_aot"),
+    (os.path.join(_TORCH, "_inductor", "package", "package.py"), "load_package"),  # 17.6 reuses its build
+    (os.path.join(_STDLIB, "subprocess.py"), "_execute_child"),  # every subprocess.Popen
+    (os.path.join(_STDLIB, "multiprocessing"), "_launch"),  # every multiprocessing start method
+}
+
+
+def _an_entry_point(code) -> bool:
+    return (code.co_filename, code.co_name) in _ENTRY_POINTS or (
+        os.path.dirname(code.co_filename),
+        code.co_name,
+    ) in _ENTRY_POINTS
 
 
 def _compiles_or_starts_processes(fn, args) -> bool:
     """Whether ``fn(*args)`` compiles, exports, builds or loads an AOTInductor package, or starts a process:
-    the main thread's frames, sampled every millisecond from another thread (an import's module code aside)."""
+    every Python call the main thread makes is seen (``sys.setprofile``) and held against the entry points.
+
+    A thread sampling the main thread's frames every millisecond missed 17.6's reference on Python 3.12
+    and 3.13 in CI: loading the package it had built earlier in that process was over between samples.
+    Matching whole files was too wide once every call is seen: ``torch.compile(fn)`` builds dynamo's
+    callbacks from convert_frame.py without compiling anything (12.8's reference)."""
     import sys
-    import threading
 
-    main, seen, done = threading.main_thread().ident, [], threading.Event()
+    seen: list[str] = []
 
-    def sample():
-        while not done.wait(0.001):
-            frame = sys._current_frames().get(main)
-            while frame is not None and not seen:
-                code = frame.f_code
-                if code.co_name != "<module>" and code.co_filename.startswith(_COMPILING_CODE + _PROCESS_CODE):
-                    seen.append(code.co_filename)
-                frame = frame.f_back
+    def profile(frame, event, arg):
+        if event == "call" and _an_entry_point(frame.f_code):
+            seen.append(frame.f_code.co_name)
+            sys.setprofile(None)  # one is enough; the rest of the compile runs at full speed
 
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
+    old = sys.getprofile()
+    sys.setprofile(profile)
     try:
         with Isolated():
             fn(*args)
     finally:
-        done.set()
-        sampler.join()
+        sys.setprofile(old)
     return bool(seen)
+
+
+def test_the_compile_detector_sees_every_entry_and_nothing_else():
+    """A process started and over within a millisecond is seen (a sampler missed such short events in
+    CI); wrapping a function with torch.compile, which compiles nothing until it is called, is not."""
+    import subprocess
+    import sys
+
+    assert _compiles_or_starts_processes(lambda: subprocess.run([sys.executable, "-c", "pass"]), ())
+    assert not _compiles_or_starts_processes(lambda: torch.compile(lambda x: x + 1, backend="eager"), ())
+    assert _compiles_or_starts_processes(lambda: torch.compile(lambda x: x + 1, backend="eager")(torch.ones(2)), ())
+    assert not _compiles_or_starts_processes(lambda: torch.ones(2) + 1, ())
 
 
 @pytest.mark.parametrize("ex", EXERCISES, ids=IDS)
