@@ -183,3 +183,22 @@ def test_a_disturbed_timing_in_a_fresh_process_is_said_here(monkeypatch, capsys)
     monkeypatch.setenv("TORCHCOURSE_ALLOW_DISTURBED", "1")
     assert timing.in_fresh_process(_disturbed_in_child).value is True
     assert timing.DISTURBED_MARK in capsys.readouterr().err
+
+
+def test_thread_time_leaves_out_the_pauses_and_needs_one_thread():
+    """interleaved(clock=time.thread_time) counts this thread's CPU seconds: a call that waits 30 ms
+    (as a thread does while another process holds the core) counts almost nothing, one that
+    computes for 5 ms counts its work; on more than one thread the work is not all in this one."""
+    import time
+
+    def spin():
+        end = time.perf_counter() + 0.005
+        while time.perf_counter() < end:
+            pass
+
+    waits, works = timing.interleaved([lambda: time.sleep(0.03), spin], rounds=3, threads=1, clock=time.thread_time)
+    assert waits < 0.002 < 0.004 < works
+    walls = timing.interleaved([lambda: time.sleep(0.03), spin], rounds=3, threads=1)
+    assert walls[0] > 0.029
+    with pytest.raises(ValueError):
+        timing.interleaved([spin], rounds=1, threads=2, clock=time.thread_time)

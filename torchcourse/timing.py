@@ -31,11 +31,10 @@ import torch
 
 from torchcourse.device import synchronize
 
-# Median / min above which a run counts as disturbed. Chosen from the lessons' own timings
-# (int8/int16/NumPy row sums, a 1e6 sum, a 500x500 solve, a 64 MiB copy and clone, a 250x250
-# matmul; budget 0.05 s, 7 repeats): stored quiet runs stay at or under 1.3 (1 and 2 threads);
-# on a 2-core machine shared with other jobs, 1 thread gave 1.05-1.83 and 2 threads 1.07-2.46
-# with bursts of 3.4-25; lesson 04's disturbed int8 sum was 28.7 (min 1.87 ms, median 53.7 ms).
+# Median / min above which a run counts as disturbed. Chosen from the lessons' own timings (int8/int16/
+# NumPy row sums, a 1e6 sum, a 500x500 solve, a 64 MiB copy and clone, a 250x250 matmul; budget 0.05 s,
+# 7 repeats): stored quiet runs stay at or under 1.3 (1 and 2 threads); on a 2-core machine shared with
+# other jobs, 1 thread gave 1.05-1.83 and 2 threads 1.07-2.46 with bursts of 3.4-25 (lesson 04's int8 sum: 28.7).
 DISTURBED_RATIO = 2.5
 DISTURBED_MARK = "⚠ disturbed run"
 ALLOW_DISTURBED_ENV = "TORCHCOURSE_ALLOW_DISTURBED"
@@ -355,6 +354,7 @@ def interleaved(
     device: Any = "cpu",
     threads: int | None = None,
     varies: tuple[int, ...] = (),
+    clock: Callable[[], float] = time.perf_counter,
 ) -> list[float]:
     """Best seconds per call of each function, the functions taking turns round after round.
 
@@ -366,18 +366,21 @@ def interleaved(
 
     ``varies``: the positions of functions whose own time varies from call to call (a clone that
     faults fresh pages in some calls and reuses freed memory in others): their spread is what is
-    measured, not a disturbance, so it is not refused; the others are still checked."""
+    measured, not a disturbance, so it is not refused; the others are still checked. ``clock=time.thread_time``
+    (``threads=1``, CPU) counts this thread's CPU seconds, which leave out a busy machine's pauses."""
+    if clock is time.thread_time and (threads != 1 or str(device) != "cpu"):
+        raise ValueError("clock=time.thread_time measures the work only with threads=1 on the CPU")
     before = torch.get_num_threads()
     if threads is not None:
         torch.set_num_threads(threads)
     try:
-        return _interleaved(fns, number, rounds, device, varies)
+        return _interleaved(fns, number, rounds, device, varies, clock)
     finally:
         torch.set_num_threads(before)
 
 
 def _interleaved(
-    fns: list[Callable[[], Any]], number: int, rounds: int, device: Any, varies: tuple[int, ...] = ()
+    fns: list[Callable[[], Any]], number, rounds, device, varies=(), clock=time.perf_counter
 ) -> list[float]:
     for fn in fns:
         fn()
@@ -385,11 +388,11 @@ def _interleaved(
     times: list[list[float]] = [[] for _ in fns]
     for _ in range(rounds):
         for k, fn in enumerate(fns):
-            start = time.perf_counter()
+            start = clock()
             for _ in range(number):
                 fn()
             synchronize(device)
-            times[k].append((time.perf_counter() - start) / number)
+            times[k].append((clock() - start) / number)
     for k, fn_times in enumerate(times):
         if k not in varies:
             check_disturbed(fn_times, f"interleaved function {k}")
