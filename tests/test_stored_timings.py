@@ -188,17 +188,16 @@ def test_a_disturbed_timing_in_a_fresh_process_is_said_here(monkeypatch, capsys)
 def test_thread_time_leaves_out_the_pauses_and_needs_one_thread():
     """interleaved(clock=time.thread_time) counts this thread's CPU seconds: a call that waits 30 ms
     (as a thread does while another process holds the core) counts almost nothing, one that
-    computes for 5 ms counts its work; on more than one thread the work is not all in this one."""
+    sums a million integers counts its work (several ms on any CPU, however busy the machine);
+    on more than one thread the work is not all in this one, and it is refused."""
     import time
 
-    def spin():
-        end = time.perf_counter() + 0.005
-        while time.perf_counter() < end:
-            pass
+    def work():
+        return sum(range(1_000_000))
 
-    waits, works = timing.interleaved([lambda: time.sleep(0.03), spin], rounds=3, threads=1, clock=time.thread_time)
-    assert waits < 0.002 < 0.004 < works
-    walls = timing.interleaved([lambda: time.sleep(0.03), spin], rounds=3, threads=1)
+    waits, works = timing.interleaved([lambda: time.sleep(0.03), work], rounds=3, threads=1, clock=time.thread_time)
+    assert waits < 0.002 < works
+    walls = timing.interleaved([lambda: time.sleep(0.03), work], rounds=3, threads=1)
     assert walls[0] > 0.029
     with pytest.raises(ValueError):
-        timing.interleaved([spin], rounds=1, threads=2, clock=time.thread_time)
+        timing.interleaved([work], rounds=1, threads=2, clock=time.thread_time)
