@@ -1349,7 +1349,10 @@ claim(
 # %% [markdown]
 # * **JAX's rewrite row is the least settled of the run**: at one thread it took several times
 #   the time of the same code at two threads, and of the previous kept run on another CPU
-#   (module 13 prints the three); nothing here rests on it, and your run may differ.
+#   (module 13 prints the three). It followed the order the variants took turns in: rerun on
+#   this machine with the order shuffled each round it took 6.18 ms, level with Numba's rewrite
+#   (the course's `docs/benchmarks/peers-order-check.md`). Nothing here rests on it, and your
+#   run may differ.
 # * **XLA fuses array code**, as inductor does: under `jax.jit`, `assign_numpy` through
 #   `jax.numpy` computes the distances in one fused loop, without NumPy's `(k, n, d)` array
 #   of differences, but at the benchmark's size it still writes the `(k, n)` distances and

@@ -1261,13 +1261,19 @@ claim(
 # took about the same on both. The two CPUs differ in more than their vector instructions, so
 # the runs do not say which difference costs inductor its time; the int8 sum section above
 # measures the widening on your CPU, and the course's `docs/benchmarks/gaps.md` takes the AVX2
-# CPU's kernels apart instruction by instruction, with a script to rerun on yours. JAX moved too: its K-Means rewrite led the Intel run and
-# is far slower in this run's one-thread row, more than its two-thread row's time would
-# suggest, so treat that one row as unsettled (rerun it on yours). What the runs do say: a
-# ranking of compilers on one CPU need not hold on another. And a tie is not a draw: at two
-# threads Numba's K-Means minimum and median were both lower than the course's, by less than
-# the spread. Read your own run with these caveats, each shown above:
+# CPU's kernels apart instruction by instruction, with a script to rerun on yours. JAX moved too:
+# its K-Means rewrite led the Intel run and is far slower in this run's one-thread row. In these runs it
+# followed the order the variants took turns in: the course's `docs/benchmarks/peers-order-check.md`
+# reran the benchmark on this machine, quiet, once more in the same fixed order (21.4 ms) and with
+# the order shuffled each round (6.18 ms, level with Numba's 6.01 ms), and the shuffled runs also
+# turned two of the kept runs' ties (fitness 2 at one thread, K-Means at two) into Numba ahead. What
+# the runs do say: a ranking of compilers on one CPU need not hold on another, nor from one run
+# to the next. And a tie is not a draw: at two threads Numba's K-Means minimum and median were
+# both lower than the course's, by less than the spread. Read your own run with these caveats,
+# each shown above:
 #
+# * **the order**: a variant timed always right after the same other one can inherit what that
+#   one left; `make bench-peers` now shuffles the order each round (the kept runs above did not);
 # * **the CPU**: the same code can rank differently on another CPU (function 1, above);
 # * **defaults differ**: JAX computes in float32 unless `jax_enable_x64` is set (the benchmark
 #   sets it, so its float64 rows are float64 as NumPy's);

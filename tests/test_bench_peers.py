@@ -325,3 +325,30 @@ def test_the_readme_quotes_the_kept_peer_run():
             for g, e in zip(got, exp):
                 assert abs(g - e * 1e3) <= 0.006 * e * 1e3, (label, got, exp)
         assert v["verdict"] in rows[label], (label, v["verdict"])
+
+
+def test_the_variants_take_turns_in_a_shuffled_order():
+    """Each round is a permutation of the variants, the same on every run of the benchmark, and over
+    nine rounds (the default) no variant always follows the same one."""
+    names = [f"v{i}" for i in range(7)]
+    orders = [sidebyside.round_order(names, r) for r in range(9)]
+    assert all(sorted(o) == names for o in orders)
+    assert orders == [sidebyside.round_order(names, r) for r in range(9)]
+    for name in names:
+        before = {o[o.index(name) - 1] if o.index(name) else None for o in orders}
+        assert len(before) > 1, f"{name} always ran after {before}"
+
+
+def test_the_order_check_page_is_its_runs():
+    """docs/benchmarks/peers-order-check.md is generated from the JSON runs beside it: edited by hand,
+    or a run replaced without it, it fails here; the README points at it."""
+    import json
+
+    from torchcourse import ROOT
+    from torchcourse.bench.sidebyside_report import ORDER_CHECK_RUNS, order_check
+
+    d = ROOT / "docs" / "benchmarks"
+    runs = [(label, json.loads((d / f).read_text())) for f, label in ORDER_CHECK_RUNS]
+    assert {r["threads"] for _, r in runs} == {1, 2}
+    assert (d / "peers-order-check.md").read_text() == order_check(runs)
+    assert "docs/benchmarks/peers-order-check.md" in (ROOT / "README.md").read_text()

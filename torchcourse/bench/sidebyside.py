@@ -9,7 +9,8 @@ the rewrites too, uncompiled (:mod:`torchcourse.bench.sidebyside_variants`). The
 one process, one thread count for every tool. Each variant's first call is timed and its result
 checked against NumPy's (labels and sums exactly; costs with ``allclose``, ``rtol=1e-9``, and
 the same infeasible points; the dtype of NumPy's row of the same kind); then the variants take turns, round after
-round, and each keeps its minimum and median. Rows carry the bytes read and written, the
+round, in an order shuffled afresh each round (seeded: :func:`round_order`), so that no variant always follows the
+same one, and each keeps its minimum and median. Rows carry the bytes read and written, the
 matching limit measured in the same run (``timing.Limits.for_traffic``; for fitness 3 the
 measured rate of its ``sin`` and ``cos`` where that is the slower bound) and x NumPy. The
 first call is also timed in fresh processes, with an empty and with a warm cache
@@ -97,6 +98,17 @@ def run(
             set_affinity(before)  # every thread, those the run started included
 
 
+def round_order(names: list[str], round_: int) -> list[str]:
+    """The order the variants take in round ``round_``: a permutation seeded by the round, the same
+    on every run of the benchmark. Taken in a fixed order, a variant that always ran right after
+    another could inherit what it left (the allocator's free memory, a core's clock)."""
+    import random
+
+    order = list(names)
+    random.Random(round_).shuffle(order)
+    return order
+
+
 def _run(
     quick: bool, out: Path | None, threads: int, rounds: int | None, first_call: bool, cpus: list[int] | None
 ) -> dict[str, Any]:
@@ -141,8 +153,9 @@ def _run(
         timed = {v.name: v.run for v in variants} | {f"limit: {k}": f for k, f in limit_kernels.items()}
         times: dict[str, list[float]] = {k: [] for k in timed}
         cpu = dict.fromkeys(timed, 0.0)
-        for _ in range(rounds):
-            for k, f in timed.items():
+        for round_ in range(rounds):
+            for k in round_order(list(timed), round_):
+                f = timed[k]
                 flush()
                 c, t = time.process_time(), time.perf_counter()
                 f()
@@ -191,6 +204,7 @@ def _run(
         "flushed_MB": flush_buffer.numel() * 4 / 1e6,
         "llc_MB": llc / 2**20,
         "rounds": rounds,
+        "order": "shuffled each round (seeded)",
         "machine": machine(),
         "tools": tools,
         "limits": lim,

@@ -284,3 +284,46 @@ def chart(report: dict[str, Any], path: Path) -> None:
     fig.tight_layout(rect=(0, 0.06, 1, 0.95))
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+ORDER_CHECK_RUNS = (  # (file under docs/benchmarks, what the run was): the order check's runs, 1 thread first
+    ("peers-cpu-2core.json", "kept run, fixed order"),
+    ("peers-cpu-2core-fixed-again.json", "fixed order again"),
+    ("peers-cpu-2core-shuffled.json", "order shuffled each round"),
+    ("peers-cpu-2core-2threads.json", "kept run, fixed order"),
+    ("peers-cpu-2core-2threads-shuffled.json", "order shuffled each round"),
+)
+
+
+def order_check(runs: list[tuple[str, dict[str, Any]]]) -> str:
+    """The same rows in runs that differ in the order the variants took turns: each row's minimum in
+    each run, then the verdict by the rule (:func:`verdict`) for every workload in every run."""
+    lines = ["# The order the variants take turns in, checked", ""]
+    lines += [
+        "The same benchmark (`python -m torchcourse.bench.sidebyside`, 9 rounds, the cache emptied before "
+        "every call) on the same machine, quiet, with the variants taking turns in the same order every "
+        "round (as the kept runs did) and in an order shuffled afresh each round (as `make bench-peers` "
+        "does now). Generated from the JSON files beside this page "
+        "(`torchcourse.bench.sidebyside_report.order_check`).",
+    ]
+    for threads in sorted({r["threads"] for _, r in runs}):
+        these = [(label, r) for label, r in runs if r["threads"] == threads]
+        lines += ["", f"## {threads} thread(s): {these[0][1]['machine']['cpu']}", ""]
+        lines += ["| workload | variant | " + " | ".join(label for label, _ in these) + " |"]
+        lines += ["|---|---|" + "---|" * len(these)]
+        mins = [{(x["group"], x["variant"]): x["min_s"] for x in r["rows"]} for _, r in these]
+        for row in these[0][1]["rows"]:
+            key = (row["group"], row["variant"])
+            cells = [format_seconds(m[key]) if key in m else "-" for m in mins]
+            lines.append(f"| {row['group']} | {row['variant']} | " + " | ".join(cells) + " |")
+        lines += ["", "| workload | " + " | ".join(label for label, _ in these) + " |", "|---|" + "---|" * len(these)]
+        for group in dict.fromkeys(x["group"] for x in these[0][1]["rows"]):
+            cells = []
+            for _, r in these:
+                v = verdict(r["rows"], group)
+                cells.append(
+                    f"{v['verdict']} ({format_seconds(v['course']['min_s'])} against "
+                    f"{format_seconds(v['peer']['min_s'])}, {v['peer']['tool']})"
+                )
+            lines.append(f"| {group} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
