@@ -1012,7 +1012,7 @@ print("A * x has shape", tuple((A * x).shape), "| A @ x has shape", tuple((A @ x
 
 # %% [markdown] tags=["verified"]
 # <details class="verified-facts">
-# <summary><b>Verified</b>: 22 statements of this lesson are tested facts; all pass on torch 2.13.0. Open for the torch releases each one was tested on.</summary>
+# <summary><b>Verified</b>: 23 statements of this lesson are tested facts; all pass on torch 2.13.0. Open for the torch releases each one was tested on.</summary>
 # <table class="verified-facts">
 # <tr><th>statement</th><th>torch 2.13.0 (pinned)</th></tr>
 # <tr><td>“<code>inv(A)</code> is, inside torch, <code>solve(A, I)</code>”</td><td>✓</td></tr>
@@ -1037,6 +1037,7 @@ print("A * x has shape", tuple((A * x).shape), "| A @ x has shape", tuple((A @ x
 # <tr><td>“no matrix of rank $k$ is closer to $A$, and tells the error exactly”</td><td>✓</td></tr>
 # <tr><td>“The pseudo-inverse of the previous section is built from the SVD: $A^+ = V\,\mathrm{diag}(1/s)\,U^T$, where singular values below a cutoff count as zero and get $0$ instead of $1/s$. The cutoff is <code>rtol</code> × $s_1$, with <code>rtol</code> = $\max(m, n)\,\varepsilon$ by default.”</td><td>✓</td></tr>
 # <tr><td>“its tolerances follow the dtype (for float64, <code>rtol</code> and <code>atol</code> of 1e-7), unlike <code>torch.allclose</code>&#x27;s one setting for every dtype.”</td><td>✓</td></tr>
+# <tr><td>“at one thread the work runs in this thread”</td><td>✓</td></tr>
 # </table>
 # <p><small>✓ passed on that release; ✗ failed; skipped: not run there (hover for the reason).</small></p>
 # </details>

@@ -379,3 +379,28 @@ def _():
     assert torch.allclose(near, one)
     with pytest.raises(AssertionError):
         torch.testing.assert_close(near, one)
+
+
+@fact(
+    "06",
+    "one-thread-work-runs-in-this-thread",
+    "at one thread the work runs in this thread",
+    rival="MKL's LAPACK or OpenMP keep threads of their own after torch.set_num_threads(1): the process would "
+    "then spend CPU time outside the calling thread, and this thread's CPU time would leave part of the work out",
+)
+def _():
+    import time
+
+    S = _matrix(500) @ _matrix(500, seed=1).T
+    S = S @ S.T + 500 * torch.eye(500, dtype=F64)
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        torch.linalg.cholesky(S), torch.linalg.lu_factor(S)  # warm-up
+        thread, process = time.thread_time(), time.process_time()
+        for _ in range(10):
+            torch.linalg.cholesky(S), torch.linalg.lu_factor(S), torch.linalg.solve(S, S[:, 0])
+        thread, process = time.thread_time() - thread, time.process_time() - process
+    finally:
+        torch.set_num_threads(before)
+    assert process > 0.02 and thread >= 0.95 * process, (thread, process)
