@@ -287,11 +287,11 @@ def chart(report: dict[str, Any], path: Path) -> None:
 
 
 ORDER_CHECK_RUNS = (  # (file under docs/benchmarks, what the run was): the order check's runs, 1 thread first
-    ("peers-cpu-2core.json", "kept run, fixed order"),
+    ("peers-cpu-2core-fixed.json", "fixed order (the run kept before)"),
     ("peers-cpu-2core-fixed-again.json", "fixed order again"),
-    ("peers-cpu-2core-shuffled.json", "order shuffled each round"),
-    ("peers-cpu-2core-2threads.json", "kept run, fixed order"),
-    ("peers-cpu-2core-2threads-shuffled.json", "order shuffled each round"),
+    ("peers-cpu-2core.json", "order shuffled each round (kept run)"),
+    ("peers-cpu-2core-2threads-fixed.json", "fixed order (the run kept before)"),
+    ("peers-cpu-2core-2threads.json", "order shuffled each round (kept run)"),
 )
 
 
@@ -302,8 +302,9 @@ def order_check(runs: list[tuple[str, dict[str, Any]]]) -> str:
     lines += [
         "The same benchmark (`python -m torchcourse.bench.sidebyside`, 9 rounds, the cache emptied before "
         "every call) on the same machine, quiet, with the variants taking turns in the same order every "
-        "round (as the kept runs did) and in an order shuffled afresh each round (as `make bench-peers` "
-        "does now). Generated from the JSON files beside this page "
+        "round (as the runs kept before this check did) and in an order shuffled afresh each round (as "
+        "`make bench-peers` does now; the shuffled runs are the kept runs the README and lessons 12 and 13 "
+        "print). Generated from the JSON files beside this page "
         "(`torchcourse.bench.sidebyside_report.order_check`).",
     ]
     for threads in sorted({r["threads"] for _, r in runs}):
