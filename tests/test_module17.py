@@ -150,3 +150,20 @@ def test_17_5_carries_every_global_setting_of_the_cache_key_to_its_fresh_process
         torch.backends.cuda.matmul.fp32_precision = fp32
         torch.set_default_dtype(dtype)
     assert status == PASS, message
+
+
+def test_a_package_dir_goes_with_its_last_reference():
+    """17.6's case directories hold a package (about 1.5 MB) each: a check run twenty times, or a suite
+    whose workers end without ``atexit``, must not leave them in the temporary folder."""
+    import gc
+    import os
+
+    from torchcourse.grading.exercises.m17_deploy import new_package_dir
+
+    d = new_package_dir()
+    (d / "model.pt2").write_bytes(b"x" * 1000)
+    path = str(d)
+    assert os.path.isdir(path) and type(d / "a") is type(d)
+    del d
+    gc.collect()
+    assert not os.path.exists(path)

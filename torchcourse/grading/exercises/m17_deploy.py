@@ -52,10 +52,19 @@ class PackageDir(type(Path())):
 
 
 def new_package_dir() -> PackageDir:
-    return PackageDir(_temporary("torchcourse-17-6-"))
+    """A fresh directory, removed with the last reference to it (when the check is done with its
+    case) or, failing that, when the process ends: a learner may run the check many times, and a
+    test worker that ends without running ``atexit`` (pytest-xdist's) left one package, about
+    1.5 MB, per run in /tmp."""
+    import shutil
+    import weakref
+
+    made = PackageDir(tempfile.mkdtemp(prefix="torchcourse-17-6-"))
+    weakref.finalize(made, shutil.rmtree, str(made), True)
+    return made
 
 
-_MADE: list[str] = []  # the temporary directories of 17.6's checks, removed when the process ends
+_MADE: list[str] = []  # the reference's packages, kept for the process's later checks, removed when it ends
 
 
 def _temporary(prefix: str) -> str:
