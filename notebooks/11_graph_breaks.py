@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-28.*
 
 # %% [markdown]
 # # 11 · Graph breaks
@@ -101,7 +101,8 @@ import time
 import warnings
 
 # An empty inductor cache, set before anything compiles: the first compile below is a cold one.
-os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="inductor-11-")
+cache_dir = tempfile.mkdtemp(prefix="inductor-11-")  # deleted by the last cell
+os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache_dir
 
 import matplotlib.pyplot as plt
 import torch
@@ -1076,6 +1077,15 @@ torch.compile(scored(poly_nofake), backend="eager")(x_pos)
 #   reference, whose table sets it beside custom operators.
 # * [CUDAGraph Trees](https://docs.pytorch.org/docs/stable/torch.compiler_cudagraph_trees.html):
 #   what `mode="reduce-overhead"` records, and `torch.compiler.cudagraph_mark_step_begin`.
+
+# %% [markdown]
+# The last cell deletes this notebook's private inductor cache.
+
+# %%
+import shutil
+
+shutil.rmtree(cache_dir, ignore_errors=True)
+print("private cache removed:", not os.path.exists(cache_dir))
 
 # %% [markdown] tags=["verified"]
 # <details class="verified-facts">

@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
+# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-28.*
 
 # %% [markdown]
 # # 14 · Autograd as a calculus engine
@@ -95,7 +95,8 @@ import os
 import tempfile
 
 # An empty inductor cache, set before anything compiles: the one compile below is a cold one.
-os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="inductor-14-")
+cache_dir = tempfile.mkdtemp(prefix="inductor-14-")  # deleted by the last cell
+os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache_dir
 
 import matplotlib.pyplot as plt
 import torch
@@ -719,6 +720,15 @@ with torch.inference_mode():
 #   `grad`, `vmap`, `jacrev`, `jacfwd`, `hessian` and how they compose.
 # * [`torch.compile`](https://docs.pytorch.org/docs/stable/generated/torch.compile.html), used
 #   here on a gradient step.
+
+# %% [markdown]
+# The last cell deletes this notebook's private inductor cache.
+
+# %%
+import shutil
+
+shutil.rmtree(cache_dir, ignore_errors=True)
+print("private cache removed:", not os.path.exists(cache_dir))
 
 # %% [markdown] tags=["verified"]
 # <details class="verified-facts">

@@ -62,7 +62,9 @@ def test_without_the_peers_the_course_rows_run_and_the_how_to_line_is_printed(mo
 
     monkeypatch.setattr(sidebyside, "workloads", fitness2)
     before = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
-    report = sidebyside.run(quick=True, out=tmp_path, threads=1, rounds=1)
+    report = sidebyside.run(quick=True, out=tmp_path, threads=1, rounds=2)
+    for r in report["rows"]:  # every round's time is kept, so that rows can be paired round by round
+        assert len(r["rounds_s"]) == 2 and r["min_s"] == min(r["rounds_s"]), r
     if before is not None:  # pinned to one CPU while it ran, every thread given back its CPUs after
         assert report["pinned_cpus"] == sorted(before)[:1]
         assert all(os.sched_getaffinity(int(t)) == before for t in os.listdir("/proc/self/task"))

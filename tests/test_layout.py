@@ -108,3 +108,25 @@ def test_the_drawing_names_every_module():
         and p.stem not in drawing
     ]
     assert not missing, f"torchcourse/README.md does not draw {missing}"
+
+
+def _notebook_sources() -> list[Path]:
+    return sorted(p for folder in ("notebooks", "exercises", "solutions") for p in (ROOT / folder).glob("*.py"))
+
+
+def test_every_temporary_folder_a_notebook_makes_is_deleted_by_it():
+    """A lesson that gives inductor a private cache (``tempfile.mkdtemp``) deletes it in a later cell:
+    lessons 11, 12 and 14 left theirs (2-12 MB a run) in the learner's temporary folder for good."""
+    import re
+
+    made = re.compile(r"^(\w+) = (?:Path\()?tempfile\.mkdtemp\(", re.M)
+    missing = []
+    for path in _notebook_sources():
+        text = path.read_text(encoding="utf-8")
+        names = {m.group(1): m.end() for m in made.finditer(text)}
+        if text.count("tempfile.mkdtemp(") != len(names):
+            missing.append(f"{path.name}: a mkdtemp whose folder has no name to delete it by")
+        for name, at in names.items():
+            if not re.search(rf"shutil\.rmtree\({name}\b", text[at:]):
+                missing.append(f"{path.name}: {name}")
+    assert not missing, missing

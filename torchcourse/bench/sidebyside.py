@@ -178,6 +178,7 @@ def _run(
                 "size": size,
                 "min_s": t_min,
                 "median_s": statistics.median(times[v.name]),
+                "rounds_s": times[v.name],  # every round's time, in round order: rows can be paired round by round
                 "first_call_s": f,
                 "x_numpy": base / t_min,
                 "bytes_read": v.bytes_read,
