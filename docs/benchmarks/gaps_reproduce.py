@@ -1,11 +1,14 @@
-"""Why the course's torch.compile kernels for GA fitness 1 trail Numba's on an AVX2 CPU: a reproducer.
+"""Why the course's torch.compile kernels trail Numba's on an AVX2 CPU: a reproducer, one workload at a time.
 
-Run from the repository root (about 40 s, most of it compiling; CPU use: one core)::
+Run from the repository root (CPU use: one core)::
 
-    .peers/venv/bin/python docs/benchmarks/gaps_reproduce.py          # the table
-    .peers/venv/bin/python docs/benchmarks/gaps_reproduce.py --asm    # and each hot loop's instructions
+    .peers/venv/bin/python docs/benchmarks/gaps_reproduce.py                      # GA fitness 1 (about 40 s)
+    .peers/venv/bin/python docs/benchmarks/gaps_reproduce.py --workload kmeans    # K-Means assignment
+    .peers/venv/bin/python docs/benchmarks/gaps_reproduce.py --workload fitness2  # GA fitness 2
+    ... --asm                                                                     # and each hot loop's instructions
 
-At one thread (torch and Numba) it compiles, for the gene sum of module 13 (rows of 1,000 int8 genes):
+``--workload fitness1`` (the default). At one thread (torch and Numba) it compiles, for the gene sum of
+module 13 (rows of 1,000 int8 genes):
 
 * inductor's kernel of the course's ``sum_best`` (``ga._sum_words``: int64 words, 16-bit lanes) and of the
   plain ``population.sum(dim=1, dtype=torch.int32)`` (``ga.sum_torch``);
@@ -24,6 +27,20 @@ consumes (from how far its pointer moves), the stack accesses among them, the wi
 uses, and times the kernel on 20,000 x 1,000 genes (20 MB; minimum of a few calls). The instruction counts
 are the robust part; the times depend on the machine and its load. Inductor's generated .cpp and .so files
 are left in the temporary folder, whose path is printed at the end.
+
+``--workload kmeans`` and ``--workload fitness2`` (one loop over the points, no loop around it) compile the
+course's kernel (``kmeans.assign_best``: float32 columns, 2 means, int8 labels; ``ga.fitness2_best``: float64
+columns; timed through the course's own compiled kernel, as the functions call it), the benchmark's probe
+(``torchcourse.bench.probes``: the same loads and stores, no arithmetic), inductor's own C++ for the course's
+kernel rebuilt as it is and with one change per hypothesis, all called directly (the C++ is patched, the
+course's code is not), course-side rewrites of the kernel written here (the course's kernels are left as they
+are), and Numba's rewrite (``_kmeans_cols2``, ``_fitness2_cols``). For each: the hot loop's instructions by
+kind, its memory operands by kind (the columns it streams, counting a second read of the same address;
+loop-invariant reloads; stack spills), and interleaved timings on the benchmark's sizes (10,000,000 points
+for K-Means, 4,000,000 for fitness 2, read from memory): every variant called once per round, the order
+rotated each round, minimum and median of the rounds. A one-second check compiles a few lines of AVX
+intrinsics with inductor's compiler and floating-point flags, to show what GCC makes of ``_mm256_blendv_*``
+on a compare mask and of ``x * w + 0.0``.
 """
 
 from __future__ import annotations
@@ -39,8 +56,10 @@ os.environ["TORCHINDUCTOR_CACHE_DIR"] = CACHE = tempfile.mkdtemp(prefix="gaps_in
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
 
 import argparse  # noqa: E402
+import collections  # noqa: E402
 import pathlib  # noqa: E402
 import re  # noqa: E402
+import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
@@ -52,11 +71,12 @@ from torch._inductor import config as inductor_config  # noqa: E402
 from torch._inductor.codecache import CppPythonBindingsCodeCache  # noqa: E402
 from torch._inductor.utils import run_and_get_code  # noqa: E402
 
-from torchcourse.bench import peers  # noqa: E402
-from torchcourse.bench.workloads import ga  # noqa: E402
+from torchcourse.bench import peers, probes  # noqa: E402
+from torchcourse.bench.workloads import ga, kmeans  # noqa: E402
 
 ROWS = 20_000  # x ga.GENES (1,000) int8 genes: 20 MB
 REPEATS = 7
+ROUNDS = 15  # kmeans, fitness2: interleaved rounds
 
 
 # ----------------------------------------------------------------- reading loops out of assembly
@@ -187,11 +207,7 @@ def best_ms(call) -> float:
     return 1e3 * min(times)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--asm", action="store_true", help="print each hot loop's instructions")
-    parser.add_argument("--rows", type=int, default=ROWS, help=f"chromosomes of 1,000 genes (default {ROWS:,})")
-    args = parser.parse_args()
+def fitness1(args) -> None:
     show_asm, rows_n = args.asm, args.rows
 
     torch.set_num_threads(1)
@@ -275,6 +291,556 @@ def main() -> None:
             for insn in loop:
                 print(f"    {insn.op:12s} {insn.args}")
     print(f"inductor's C++ and .so files: {CACHE}")
+
+
+# ----------------------------------------------------------------- K-Means and fitness 2: one loop over the points
+
+
+def all_loops(insns: list[Insn]) -> list[tuple[int, int]]:
+    """Every loop (a jump back to an earlier instruction), as (first, last) indices."""
+    where = {label: i for i, insn in enumerate(insns) for label in insn.label.split()}
+    return [(where[t], j) for j, insn in enumerate(insns) if (t := _target(insn)) in where and where[t] < j]
+
+
+def _steps(loop: list[Insn]) -> set[str]:
+    """The registers an iteration of ``loop`` moves by a constant (``add $n``, ``sub $n``, ``inc``)."""
+    steps = {insn.args for insn in loop if insn.op.startswith("inc")}
+    for insn in loop:
+        if insn.op.startswith(("add", "sub")) and (m := re.match(r"\$(-?(?:0x)?[0-9a-f]+),\s*(%\w+)$", insn.args)):
+            steps.add(m[2])
+    return steps
+
+
+def _frame(function: list[Insn], steps: set[str]) -> set[str]:
+    """%rsp, %rbp, and the registers the function points into its frame (``lea -0x50(%rbp),%rbx``) and
+    never sets otherwise (inductor's prologue points %r10 at the caller's frame, then may reuse it)."""
+    frame = {"%rsp", "%rbp"}
+    for insn in function:
+        if insn.op.startswith("lea") and (m := re.match(r"-?\w*\((%r[sb]p)\),\s*(%\w+)$", insn.args)):
+            frame.add(m[2])
+    written = {
+        insn.args.rsplit(",", 1)[-1].strip()
+        for insn in function
+        if insn.op.startswith(("mov", "xor")) and "(" not in insn.args.rsplit(",", 1)[-1]
+    }
+    return frame - (written - {"%rsp", "%rbp"}) - steps
+
+
+def _operands(insn: Insn) -> list[tuple[bool, str, str, str]]:
+    """(is a write, the whole memory operand, base, index) for each memory operand of ``insn``."""
+    if insn.op.startswith(("lea", "nop")):
+        return []
+    operands = re.split(r",\s*(?![^()]*\))", insn.args)  # AT&T: sources first, the destination last
+    last = len(operands) - 1
+    found = []
+    for k, operand in enumerate(operands):
+        if m := _MEM.search(operand):
+            write = k == last and last > 0 and not insn.op.startswith(("cmp", "test", "vucomis", "ucomis"))
+            found.append((write, m[0], m[2], m[3]))
+    return found
+
+
+def bytes_moved(loop: list[Insn], function: list[Insn]) -> int:
+    """How far an iteration of ``loop`` moves the pointers it reads through (the largest step times scale)."""
+    steps = {}
+    for insn in loop:
+        if insn.op.startswith("inc"):
+            steps[insn.args] = steps.get(insn.args, 0) + 1
+        elif insn.op.startswith("add") and (m := re.match(r"\$(-?(?:0x)?[0-9a-f]+),\s*(%\w+)$", insn.args)):
+            steps[m[2]] = steps.get(m[2], 0) + int(m[1], 0)
+    frame = _frame(function, set(steps))
+    moved = 0
+    for insn in loop:
+        for write, operand, base, index in _operands(insn):
+            if write or base in frame:
+                continue
+            scale = int(m[1]) if (m := re.search(r",(\d)\)$", operand)) else 1
+            if index in steps:
+                moved = max(moved, steps[index] * scale)
+            elif base in steps:
+                moved = max(moved, steps[base])
+    return moved
+
+
+def flat_hot_loop(function: list[Insn]) -> tuple[list[Insn], int]:
+    """The loop over the points of a kernel with no loop around it: of the loops that read the inputs
+    through pointers they move (and call nothing), the one that reads the most bytes an iteration,
+    preferring innermost loops; also how many loops lie inside it (0 unless none of the innermost loops
+    reads the inputs, as where the loop goes lane by lane through a stack buffer)."""
+    spans = [(a, b) for a, b in all_loops(function) if not any(i.op.startswith(("call", "ret")) for i in function[a:b])]
+    inside = {s: sum(s[0] <= c and d <= s[1] and (c, d) != s for c, d in spans) for s in spans}
+    moved = {s: bytes_moved(function[s[0] : s[1] + 1], function) for s in spans}
+    innermost = [s for s in spans if moved[s] and not inside[s]]
+    a, b = max(innermost or [s for s in spans if moved[s]], key=lambda s: (moved[s], s[0] - s[1]))
+    return function[a : b + 1], inside[(a, b)]
+
+
+_KINDS = (  # (kind, opcode), the first that matches; "move" includes loads and stores, scalar ones too
+    ("FMA", r"vf(n?m)(add|sub)"),
+    ("FP arith", r"v(add|sub|mul|div|min|max|sqrt)(ps|pd|ss|sd)$"),
+    ("compare", r"v(cmp|pcmpgt|pcmpeq)|v?u?comis"),
+    ("blend/logic", r"v(blendv|pblendv|andn|pandn|and|pand|or|por|xor|pxor)"),
+    ("convert/pack", r"v(cvt|pack|pmins|pmaxs|perm|extract|insert|pshufb|pmov[sz]x|punpck|unpck|pshufd|pinsr|pextr)"),
+    ("broadcast", r"vp?broadcast"),
+    ("move", r"v?mov"),
+    ("loop/scalar", r""),
+)
+
+
+def flat_census(loop: list[Insn], function: list[Insn], itemsize: int) -> dict[str, int]:
+    """Of one iteration of ``loop``: its instructions by kind (each in one kind, :data:`_KINDS`), the points
+    it consumes (bytes its input pointers move, over ``itemsize``), and its memory operands by kind: reads
+    of the streamed columns (``col``; ``col again``: reads of an address already read this iteration),
+    reads of loop-invariant memory (``invariant``: a constant or a weight, through a register the loop does
+    not move), stack reads and writes (spills), and writes of the output."""
+    steps = _steps(loop)
+    frame = _frame(function, steps)
+    out: dict[str, int] = collections.Counter()
+    seen: set[tuple] = set()
+    bumped: dict[str, int] = collections.Counter()  # how far each pointer has moved so far this iteration
+    for insn in loop:
+        out[next(kind for kind, pattern in _KINDS if re.match(pattern, insn.op))] += 1
+        for write, operand, base, index in _operands(insn):
+            where = "stack" if base in frame else "col" if (base in steps or index in steps) else "invariant"
+            if write:
+                out["stack write" if where == "stack" else "out write"] += 1
+            elif where == "col":  # the same address twice, though its pointer moved in between, is one
+                disp, _, _, scale = _MEM.search(operand).groups()
+                scale = int(scale or 1)
+                at = int(disp or "0", 0) + bumped[base] + bumped[index] * scale
+                key = (base, index, scale, at)
+                out["col again" if key in seen else "col"] += 1
+                seen.add(key)
+            else:
+                out["stack read" if where == "stack" else "invariant"] += 1
+        if insn.op.startswith("add") and (m := re.match(r"\$(-?(?:0x)?[0-9a-f]+),\s*(%\w+)$", insn.args)):
+            bumped[m[2]] += int(m[1], 0)
+        elif insn.op.startswith("inc"):
+            bumped[insn.args] += 1
+    out["insns"] = len(loop)
+    out["points"] = bytes_moved(loop, function) // itemsize
+    return out
+
+
+@dataclass
+class Variant:
+    name: str
+    insns: list[Insn]
+    call: object  # () -> None
+    result: object = None  # () -> tensor or array to compare with the course's kernel; None: a probe
+    note: str = ""
+
+
+def kernel_and_args(fn, *args):
+    """Compile ``fn`` with torch.compile; return the argument types, C++ source and .so of its one C++
+    kernel, and ``args`` in the order that kernel takes them (from the wrapper's size asserts)."""
+    _, (code, *_) = run_and_get_code(torch.compile(fn), *args)
+    types, source, so = inductor_kernel_from_code(code)
+    shapes = dict(re.findall(r"assert_size_stride\((arg\d+_1), (\(.*?\)), \(.*?\)", code))
+    names = re.search(r"\n\s+cpp_fused_\w+\((.*?)\)\n", code)[1].split(", ")
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+
+    def find(name: str):
+        shape = tuple(int(x) for x in re.findall(r"\d+", shapes[name]))
+        (match,) = [t for t in tensors if tuple(t.shape) == shape]
+        return match
+
+    return types, source, so, [find(n) for n in names]
+
+
+def inductor_kernel_from_code(code: str):
+    types, source = re.search(r"cpp_pybinding\((\[.*?\]), r'''\n(.*?)'''\)", code, re.DOTALL).groups()
+    strip = lambda text: "\n".join(line.strip() for line in text.splitlines())  # noqa: E731
+    body = strip(source[source.index('extern "C"') :])
+    # the newest match: a kernel built again under another config has the same source
+    found = [p.with_suffix(".so") for p in pathlib.Path(CACHE).rglob("*.main.cpp") if body in strip(p.read_text())]
+    return eval(types), source, max(found, key=lambda p: p.stat().st_mtime_ns)
+
+
+def patch(source: str, *subs: tuple[str, str]) -> str:
+    """``source`` with each ``(pattern, replacement)`` applied (``re.sub``); each must match."""
+    for pattern, replacement in subs:
+        source, n = re.subn(pattern, replacement, source)
+        assert n, f"nothing matched {pattern!r}"
+    return source
+
+
+def build(types: list[str], source: str, tag: str, config: dict | None = None):
+    """Build ``source`` (tagged with a comment, so that each variant has a .so of its own) under inductor's
+    compile command (with ``config`` patched into inductor's config); return the callable and its .so."""
+    tagged = f"{source}\n// gaps_reproduce: {tag}\n"
+    with inductor_config.patch(config or {}):
+        fn = CppPythonBindingsCodeCache.load_pybinding(types, tagged)
+    so = next(p.with_suffix(".so") for p in pathlib.Path(CACHE).rglob("*.main.cpp") if tagged in p.read_text())
+    return fn, so
+
+
+def numba_insns(kernel) -> list[Insn]:
+    return llvm_insns("\n".join(kernel.inspect_asm().values()))
+
+
+def so_count() -> int:
+    return sum(1 for _ in pathlib.Path(CACHE).rglob("*.main.so"))
+
+
+def time_interleaved(variants: list[Variant], rounds: int) -> dict[str, tuple[float, float]]:
+    """Each variant called once a round (the order rotated by one each round), after one untimed call;
+    the minimum and median in ms."""
+    for v in variants:
+        v.call()
+    times: dict[str, list[float]] = {v.name: [] for v in variants}
+    for r in range(rounds):
+        for v in variants[r % len(variants) :] + variants[: r % len(variants)]:
+            t0 = time.perf_counter()
+            v.call()
+            times[v.name].append(time.perf_counter() - t0)
+    return {k: (1e3 * min(t), 1e3 * statistics.median(t)) for k, t in times.items()}
+
+
+_BLEND_C = r"""
+#include <immintrin.h>
+extern "C" __m256 select_01(__m256 a, __m256 b) {  /* where(a > b, 1.0, 0.0), as inductor writes it */
+  return _mm256_blendv_ps(_mm256_setzero_ps(), _mm256_set1_ps(1.0f), _mm256_cmp_ps(a, b, _CMP_GT_OQ));
+}
+extern "C" __m256d select_1(__m256d x, __m256d a, __m256d b, __m256d inf) {  /* where(a <= b, x, inf) */
+  return _mm256_blendv_pd(inf, x, _mm256_cmp_pd(a, b, _CMP_LE_OQ));
+}
+extern "C" __m256d select_2(__m256d x, __m256d a, __m256d b, __m256d inf) {  /* two chained, as inductor */
+  __m256d r = _mm256_blendv_pd(inf, x, _mm256_cmp_pd(a, b, _CMP_LE_OQ));
+  return _mm256_blendv_pd(inf, r, _mm256_cmp_pd(b, x, _CMP_LT_OQ));
+}
+extern "C" __m256 add_zero(__m256 x, __m256 w) {  /* x * w + 0.0, as inductor writes 0 + x * w */
+  return _mm256_add_ps(_mm256_mul_ps(x, w), _mm256_setzero_ps());
+}
+extern "C" __m256d select_and(__m256d x, __m256d a, __m256d b, __m256d inf) {  /* the masks ANDed */
+  __m256d m = _mm256_and_pd(_mm256_cmp_pd(a, b, _CMP_LE_OQ), _mm256_cmp_pd(b, x, _CMP_LT_OQ));
+  return _mm256_blendv_pd(inf, x, m);
+}
+"""
+
+
+def blend_check() -> None:
+    """Compile :data:`_BLEND_C` with inductor's compiler, -O3 and inductor's floating-point flags (then once
+    more with -fno-signed-zeros added at the end) and print what each function became."""
+    from torch._inductor.cpp_builder import _get_ffast_math_flags
+
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="gaps_blend_"))
+    (folder / "blend.cpp").write_text(_BLEND_C)
+    flags = ["-O3", *(f"-{f}" for f in _get_ffast_math_flags()), "-mavx2", "-mfma"]
+    version = subprocess.run(["g++", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    print(f"\n{version} {' '.join(flags)} on a few lines of intrinsics ({folder / 'blend.cpp'}):")
+    for extra in ([], ["-fno-signed-zeros"]):
+        subprocess.run(["g++", *flags, *extra, "-c", "blend.cpp", "-o", "blend.o"], cwd=folder, check=True)
+        for name in ("add_zero",) if extra else ("select_01", "select_1", "select_2", "select_and", "add_zero"):
+            insns = [i for i in objdump_insns(folder / "blend.o", name) if re.match(r"v", i.op)]
+            label = f"{name} {' '.join(extra)}"
+            print(f"  {label:28s} " + "; ".join(f"{i.op} {i.args}" for i in insns))
+
+
+def agreement(result: torch.Tensor, reference: torch.Tensor) -> str:
+    if torch.equal(result, reference):
+        return "equal"
+    finite = torch.isfinite(reference)
+    if result.is_floating_point() and torch.equal(finite, torch.isfinite(result)):
+        a, b = result[finite], reference[finite]
+        return f"not equal: max rel. error {((a - b).abs() / b.abs().clamp_min(1e-300)).max().item():.0e}"
+    return f"NO: {(result != reference).sum().item():,} differ"
+
+
+_COLUMNS = {  # census key: its column's heading
+    **{"insns": "insns", "points": "points", "FP arith": "FP arith", "FMA": "FMA", "compare": "compare"},
+    **{"blend/logic": "blend/and", "convert/pack": "cvt/pack", "broadcast": "bcast", "move": "move"},
+}
+_MEMORY = {
+    **{"col": "col", "col again": "col again", "invariant": "invariant"},
+    **{"stack read": "spill rd", "stack write": "spill wr", "out write": "out wr"},
+}
+
+
+def report(title: str, variants: list[Variant], itemsize: int, rounds: int, show_asm: bool) -> None:
+    loops = {v.name: flat_hot_loop(v.insns) for v in variants}
+    times = time_interleaved(variants, rounds)
+    reference = torch.as_tensor(variants[0].result()).clone()
+    print(
+        f"torch {torch.__version__}, numba {numba.__version__}, 1 thread; {title}; {rounds} interleaved rounds; "
+        f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+    )
+    w = max(len(v.name) for v in variants)
+    print("\nhot loop, one iteration: instructions by kind (the rest: scalar and loop control) | memory operands")
+    head = " ".join(f"{c:>9s}" for c in _COLUMNS.values()) + " | " + " ".join(f"{c:>9s}" for c in _MEMORY.values())
+    print(f"{'kernel':{w}s} {head} {'ins/pt':>6s}")
+    for v in variants:
+        loop, inner = loops[v.name]
+        c = flat_census(loop, v.insns, itemsize)
+        per = c["insns"] / c["points"] if c["points"] else float("nan")
+        cells = " ".join(f"{c.get(k, 0):9d}" for k in _COLUMNS) + " | " + " ".join(f"{c.get(k, 0):9d}" for k in _MEMORY)
+        print(f"{v.name:{w}s} {cells} {per:6.2f}" + (f"  (+{inner} inner loop)" if inner else ""))
+    print(f"\n{'kernel':{w}s} {'min ms':>8s} {'median':>8s}  same result as the course's kernel")
+    for v in variants:
+        same = "(probe)" if v.result is None else agreement(torch.as_tensor(v.result()), reference)
+        print(f"{v.name:{w}s} {times[v.name][0]:8.2f} {times[v.name][1]:8.2f}  {same}{'  ' + v.note if v.note else ''}")
+    if show_asm:
+        for v in variants:
+            print(f"\n--- {v.name}: hot loop")
+            for insn in loops[v.name][0]:
+                print(f"    {insn.op:12s} {insn.args}")
+    blend_check()
+    print(f"inductor's C++ and .so files: {CACHE}")
+
+
+# K-Means: course-side rewrites of kmeans._columns_kernel (k means, d coordinates), for this note only.
+
+
+def _km_nozero(C: torch.Tensor, W: torch.Tensor, c: torch.Tensor, out: torch.Tensor) -> None:
+    """kmeans._argmax_scores with each score's sum started from its first product, not from 0."""
+    coords = [C[i] for i in range(C.shape[0])]
+
+    def score(j: int) -> torch.Tensor:
+        terms = [x * W[i, j] for i, x in enumerate(coords)]
+        return c[j] + sum(terms[1:], terms[0])
+
+    best = score(0)
+    idx = torch.zeros_like(best)
+    for j in range(1, W.shape[1]):
+        s = score(j)
+        idx = torch.where(s > best, float(j), idx)
+        best = torch.maximum(s, best)
+    out.copy_(idx)
+
+
+def _km_floats(C: torch.Tensor, W: list[list[float]], c: list[float], out: torch.Tensor) -> None:
+    """:func:`_km_nozero` with the means' numbers as Python floats (``W.tolist()``, ``c.tolist()``)."""
+    coords = [C[i] for i in range(C.shape[0])]
+
+    def score(j: int) -> torch.Tensor:
+        terms = [x * W[i][j] for i, x in enumerate(coords)]
+        return c[j] + sum(terms[1:], terms[0])
+
+    best = score(0)
+    idx = torch.zeros_like(best)
+    for j in range(1, len(c)):
+        s = score(j)
+        idx = torch.where(s > best, float(j), idx)
+        best = torch.maximum(s, best)
+    out.copy_(idx)
+
+
+def _km_bool(C: torch.Tensor, W: torch.Tensor, c: torch.Tensor, out: torch.Tensor) -> None:
+    """Two means only: the label is the comparison itself, a bool copied into the int8 output."""
+    x0, x1 = C[0], C[1]
+    out.copy_(c[1] + (x0 * W[0, 1] + x1 * W[1, 1]) > c[0] + (x0 * W[0, 0] + x1 * W[1, 0]))
+
+
+FMA = {"cpp.enable_floating_point_contract_flag": "fast"}  # inductor's -ffp-contract=off made =fast
+
+
+def kmeans_workload(args) -> None:
+    n = args.points or 10_000_000
+    X, means = kmeans.make_blobs(n)
+    C = kmeans.to_columns(torch.from_numpy(X.astype(np.float32)))
+    M = torch.from_numpy(means.astype(np.float32))
+    W, c = kmeans.linear_scores(M)
+    outs = [torch.empty(n, dtype=torch.int8) for _ in range(13)]
+    variants: list[Variant] = []
+
+    def add(name, insns, call, out, note=""):
+        variants.append(Variant(name, insns, call, (lambda: out) if out is not None else None, note))
+
+    out = outs.pop()
+    types, src, so, order = kernel_and_args(kmeans._columns_kernel, C, W, c, out)
+    course = kmeans._compiled(kmeans._columns_kernel)  # what assign_best calls, after linear_scores(M)
+    add("torch assign_best's kernel", objdump_insns(so), lambda o=out: course(C, W, c, o), out)
+    o = outs.pop()
+    _, _, so_p, _ = kernel_and_args(probes.km_probe, C, o)
+    probe = torch.compile(probes.km_probe)
+    add("probe: x0 + x1 to int8", objdump_insns(so_p), lambda o=o: probe(C, o), None)
+
+    # Inductor's C++ for assign_best, one change per hypothesis (then all three, then with FMA).
+    zero = re.search(
+        r"auto (tmp\d+) = static_cast<float>\(0\.0\);\s*auto (tmp\d+) = at::vec::Vectorized<float>\(\1\);", src
+    )[2]
+    restrict = (r"int8_t\* out_ptr1", "int8_t* __restrict__ out_ptr1")
+    no_zero = (rf"= (tmp\d+) \+ {zero};", r"= \1;")
+    blend = (
+        r"decltype\((tmp\d+)\)::blendv\((tmp\d+), (tmp\d+), (tmp\d+)\.template cast<float,1>\(\)\)",
+        r"(\3 & at::vec::Vectorized<float>(\4))",
+    )
+    for name, subs, config in (
+        ("C++: as generated, called directly", [], None),
+        ("C++: int8_t* __restrict__ out_ptr1", [restrict], None),
+        ("C++: adds of 0.0 removed", [no_zero], None),
+        ("C++: blendv(0, 1, m) as 1.0 & m", [blend], None),
+        ("C++: all three", [restrict, no_zero, blend], None),
+        (
+            "C++: all three, -ffp-contract=fast",
+            [restrict, no_zero, blend],
+            {"cpp.enable_floating_point_contract_flag": "fast"},
+        ),
+    ):
+        fn, so2 = build(types, patch(src, *subs), name, config)
+        o = outs.pop()
+        args_o = [o if a is out else a for a in order]
+        add(name, objdump_insns(so2), lambda fn=fn, a=args_o: fn(*a), o)
+
+    # Course-side rewrites (the course's kernel is left as it is).
+    o = outs.pop()
+    _, _, so2, _ = kernel_and_args(_km_nozero, C, W, c, o)
+    nozero = torch.compile(_km_nozero)
+    add("course: no 0 (sum from first product)", objdump_insns(so2), lambda o=o: nozero(C, W, c, o), o)
+    o = outs.pop()
+    Wl, cl = W.tolist(), c.tolist()
+    _, _, so2, _ = kernel_and_args(_km_floats, C, Wl, cl, o)
+    floats = torch.compile(_km_floats)
+    floats(C, Wl, cl, o)
+    before = so_count()
+    floats(C, [[w + 0.5 for w in row] for row in Wl], [v + 0.5 for v in cl], torch.empty_like(o))
+    note = "new means compiled a new kernel" if so_count() > before else "new means reused the kernel"
+    dynamic = torch.compile(_km_floats, dynamic=True)  # the floats as inputs, not constants
+    _, (code, *_) = run_and_get_code(dynamic, C, Wl, cl, o)
+    loads = len(set(re.findall(r"in_ptr\d+\[static_cast<int64_t>\(0L\)\]", code)))
+    before = so_count()
+    dynamic(C, [[w + 0.5 for w in row] for row in Wl], [v + 0.5 for v in cl], torch.empty_like(o))
+    note += f"; dynamic=True: {'a new' if so_count() > before else 'no new'} kernel for new means, "
+    note += f"{loads} numbers read through pointers"
+    add("course: no 0, means as Python floats", objdump_insns(so2), lambda o=o: floats(C, Wl, cl, o), o, note)
+    o = outs.pop()
+    _, _, so2, _ = kernel_and_args(_km_bool, C, W, c, o)
+    boolean = torch.compile(_km_bool)
+    add("course: no 0, bool label (2 means)", objdump_insns(so2), lambda o=o: boolean(C, W, c, o), o)
+
+    def km_fma(C, W, c, out):  # a new code object, so that Dynamo compiles it afresh under the patch
+        _km_nozero(C, W, c, out)
+
+    o = outs.pop()
+    with inductor_config.patch(FMA):
+        _, _, so2, _ = kernel_and_args(km_fma, C, W, c, o)
+        fma = torch.compile(km_fma)
+        fma(C, W, c, o)
+    add("course: no 0, config fp-contract=fast", objdump_insns(so2), lambda o=o: fma(C, W, c, o), o)
+
+    nb = peers.numba_kernels()["kmeans_cols2"]
+    Cn, Wn, cn, o8 = C.numpy(), W.numpy(), c.numpy(), np.empty(n, np.int8)
+    nb(Cn, Wn, cn, o8)
+    add("numba _kmeans_cols2", numba_insns(nb), lambda: nb(Cn, Wn, cn, o8), o8)
+    title = f"K-Means assignment, {n:,} points as float32 columns, 2 means, int8 labels"
+    report(title, variants, 4, args.rounds, args.asm)
+
+
+# Fitness 2: course-side rewrites of ga._fitness2_columns, for this note only.
+
+
+def _f2_and(C: torch.Tensor, out: torch.Tensor) -> None:
+    """One select of the constraints' ``&`` (``ga.fitness2_torch`` on columns)."""
+    x, y, z = C[0], C[1], C[2]
+    out.copy_(torch.where(ga.feasible2(x, y, z), ga.f2(x, y, z), torch.inf))
+
+
+def _f2_cost_first(C: torch.Tensor, out: torch.Tensor) -> None:
+    """The cost first, then each constraint at its own select."""
+    x, y, z = C[0], C[1], C[2]
+    cost = ga.f2(x, y, z)
+    for ok in (x >= 1, y > 3, y <= 7, z < 0, x + y + z >= 3, x**2 + z**2 <= 10):
+        cost = torch.where(ok, cost, torch.inf)
+    out.copy_(cost)
+
+
+def _f2_masked_fill(C: torch.Tensor, out: torch.Tensor) -> None:
+    """The cost with ``masked_fill`` where the constraints' ``&`` fails."""
+    x, y, z = C[0], C[1], C[2]
+    out.copy_(ga.f2(x, y, z).masked_fill(~ga.feasible2(x, y, z), torch.inf))
+
+
+_BLENDV_D = r"decltype\((tmp\d+)\)::blendv\((tmp\d+), (tmp\d+), (tmp\d+)\.template cast<double,(\d)>\(\)\)"
+
+
+def _one_blend(source: str) -> str:
+    """The chain of selects ``t1 = blendv(inf, cost, m1); t2 = blendv(inf, t1, m2) ...`` written as one select
+    of the ANDed masks, ``t1 = blendv(inf, cost, m1 & m2 & ...)``; the later ones copy it."""
+    chain = re.findall(rf"auto (tmp\d+) = {_BLENDV_D};", source)
+    assert len(chain) > 1, "no chain of selects"
+    first, masks = chain[0], " & ".join(m[4] for m in chain)
+    lines = []
+    for line in source.split("\n"):
+        if (m := re.match(rf"(\s*)auto (tmp\d+) = {_BLENDV_D};", line)) and m[2] == first[0]:
+            line = f"{m[1]}auto {m[2]} = decltype({m[5]})::blendv({m[4]}, {m[5]}, "
+            line += f"({masks}).template cast<double,{m[7]}>());"
+        elif m:
+            line = f"{m[1]}auto {m[2]} = {first[0]};"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def fitness2_workload(args) -> None:
+    n = args.points or 4_000_000
+    C = ga.to_columns(ga.random_points(n, ga.BOX2))
+    outs = [torch.empty(n, dtype=torch.float64) for _ in range(11)]
+    variants: list[Variant] = []
+
+    def add(name, insns, call, out, note=""):
+        variants.append(Variant(name, insns, call, (lambda: out) if out is not None else None, note))
+
+    out = outs.pop()
+    types, src, so, order = kernel_and_args(ga._fitness2_columns, C, out)
+    course = ga._compiled_kernel(ga._fitness2_columns)  # what fitness2_best calls
+    add("torch fitness2_best's kernel", objdump_insns(so), lambda o=out: course(C, o), out)
+    o = outs.pop()
+    _, _, so_p, _ = kernel_and_args(probes.f2_probe, C, o)
+    probe = torch.compile(probes.f2_probe)
+    add("probe: x + y + z", objdump_insns(so_p), lambda o=o: probe(C, o), None)
+
+    # Inductor's C++ for fitness2_best, one change per hypothesis, then both.
+    four = [
+        (r"VectorizedN<double,2>", "VectorizedN<double,1>"),
+        (r"VecMask<double,2>", "VecMask<double,1>"),
+        (r"cast<double,2>", "cast<double,1>"),
+        (r"x0\+=static_cast<int64_t>\(8L\)", "x0+=static_cast<int64_t>(4L)"),
+        (r"static_cast<int64_t>\(8\)\)", "static_cast<int64_t>(4))"),
+    ]
+    for name, source in (
+        ("C++: as generated, called directly", src),
+        ("C++: 4 points an iteration, not 8", patch(src, *four)),
+        ("C++: one blendv of the ANDed masks", _one_blend(src)),
+        ("C++: both", _one_blend(patch(src, *four))),
+    ):
+        fn, so2 = build(types, source, name)
+        o = outs.pop()
+        args_o = [o if a is out else a for a in order]
+        add(name, objdump_insns(so2), lambda fn=fn, a=args_o: fn(*a), o)
+
+    # Course-side rewrites (the course's kernel is left as it is).
+    for name, kernel in (
+        ("course: & of the constraints, one where", _f2_and),
+        ("course: & of the constraints, masked_fill", _f2_masked_fill),
+        ("course: cost first", _f2_cost_first),
+    ):
+        o = outs.pop()
+        _, src2, so2, _ = kernel_and_args(kernel, C, o)
+        compiled = torch.compile(kernel)
+        note = "same C++ as fitness2_best" if src2 == src else ""
+        add(name, objdump_insns(so2), lambda o=o, f=compiled: f(C, o), o, note)
+
+    nb = peers.numba_kernels()["fitness2_cols"]
+    Cn, on = C.numpy(), np.empty(n)
+    nb(Cn, on)
+    add("numba _fitness2_cols", numba_insns(nb), lambda: nb(Cn, on), on)
+    report(f"GA fitness 2, {n:,} points as float64 columns", variants, 8, args.rounds, args.asm)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workload", choices=("fitness1", "kmeans", "fitness2"), default="fitness1")
+    parser.add_argument("--asm", action="store_true", help="print each hot loop's instructions")
+    parser.add_argument(
+        "--rows", type=int, default=ROWS, help=f"fitness 1: chromosomes of 1,000 genes (default {ROWS:,})"
+    )
+    parser.add_argument("--points", type=int, help="kmeans, fitness2: points (default: the benchmark's, 10M and 4M)")
+    parser.add_argument(
+        "--rounds", type=int, default=ROUNDS, help=f"kmeans, fitness2: timing rounds (default {ROUNDS})"
+    )
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    numba.set_num_threads(1)
+    {"fitness1": fitness1, "kmeans": kmeans_workload, "fitness2": fitness2_workload}[args.workload](args)
 
 
 if __name__ == "__main__":
