@@ -1257,12 +1257,9 @@ claim(
     cpu_ratio["torch compiled, dtype=int32"] > 3 and cpu_ratio["Numba loop (njit parallel)"] < 1.4,
     "between the two kept runs' CPUs, inductor's int32 gene sum took over 3x as long here, Numba's loop no longer",
 )
-from torchcourse.bench.sidebyside_report import ORDER_CHECK_RUNS
-
-fixed_order = [
+fixed_order = [  # the two one-thread runs on this machine whose variants took turns in a fixed order
     json.loads((ROOT / "docs" / "benchmarks" / f).read_text())
-    for f, label in ORDER_CHECK_RUNS
-    if "fixed" in label and f.startswith("peers-cpu-2core-f")
+    for f in ("peers-cpu-2core-fixed.json", "peers-cpu-2core-fixed-again.json")
 ]
 int32_fixed = [
     next(r for r in run["rows"] if r["variant"] == "torch compiled, dtype=int32")["min_s"] for run in fixed_order
@@ -1288,6 +1285,8 @@ claim(
     "in the recorded runs, Numba's function-2 margin was about the same at one and two threads, and the verdict "
     "changed because the spread grew",
 )
+from torchcourse.bench.sidebyside_report import ORDER_CHECK_RUNS
+
 five = [json.loads((ROOT / "docs" / "benchmarks" / f).read_text()) for f, _ in ORDER_CHECK_RUNS]
 below = [
     verdict(r["rows"], g)["peer"]["min_s"] < verdict(r["rows"], g)["course"]["min_s"]
