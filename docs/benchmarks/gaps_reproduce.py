@@ -5,6 +5,7 @@ Run from the repository root (CPU use: one core)::
     .peers/venv/bin/python docs/benchmarks/gaps_reproduce.py                      # GA fitness 1 (about 40 s)
     .peers/venv/bin/python docs/benchmarks/gaps_reproduce.py --workload kmeans    # K-Means assignment
     .peers/venv/bin/python docs/benchmarks/gaps_reproduce.py --workload fitness2  # GA fitness 2
+    .peers/venv/bin/python docs/benchmarks/gaps_reproduce.py --workload callpath  # the compiled call, its kernel
     ... --asm                                                                     # and each hot loop's instructions
 
 ``--workload fitness1`` (the default). At one thread (torch and Numba) it compiles, for the gene sum of
@@ -826,9 +827,79 @@ def fitness2_workload(args) -> None:
     report(f"GA fitness 2, {n:,} points as float64 columns", variants, 8, args.rounds, args.asm)
 
 
+def _callpath_pair(workload: str, n: int, own_kernel) -> tuple[dict, list[torch.Tensor]]:
+    """The course's compiled kernel for ``workload`` on ``n`` points and the same kernel called straight."""
+    torch._dynamo.reset()
+    if workload == "kmeans":
+        X, means = kmeans.make_blobs(n)
+        C = kmeans.to_columns(torch.from_numpy(X.astype(np.float32)))
+        W, c = kmeans.linear_scores(torch.from_numpy(means.astype(np.float32)))
+        outs = [torch.empty(n, dtype=torch.int8) for _ in range(2)]
+        _, _, _, order = kernel_and_args(kmeans._columns_kernel, C, W, c, outs[0])
+        torch._dynamo.reset()
+        course = torch.compile(kmeans._columns_kernel)
+        course(C, W, c, outs[0])
+        kernel, args_k = own_kernel(), [outs[1] if a is outs[0] else a for a in order]
+        calls = {"compiled": lambda: course(C, W, c, outs[0]), "kernel": lambda: kernel(*args_k)}
+        if n >= 10_000_000:  # the swap test: each writes into the other's buffer too
+            args_0 = [outs[0] if a is outs[1] else a for a in args_k]
+            calls |= {"compiled, B": lambda: course(C, W, c, outs[1]), "kernel, A": lambda: kernel(*args_0)}
+        return calls, outs
+    C = ga.to_columns(ga.random_points(n, ga.BOX2))
+    outs = [torch.empty(n, dtype=torch.float64) for _ in range(2)]
+    course = torch.compile(ga._fitness2_columns)
+    course(C, outs[0])
+    kernel = own_kernel()
+    return {"compiled": lambda: course(C, outs[0]), "kernel": lambda: kernel(C, outs[1])}, outs
+
+
+def callpath_workload(args) -> None:
+    """The compiled call against its own kernel, the same .so called straight from the output code's module
+    (no Dynamo guards, no AOTAutograd wrapper, no ``call()``), at several sizes. Calls in blocks of 20, the
+    blocks of the two alternating; each call timed; calls 2-20 of a block (back to back) and the first call of
+    a block (after the other variant's block) reported apart, minimum / median in ms. For K-Means at
+    10,000,000 points each also writes into the other's output buffer (the swap test)."""
+    from torch._inductor.codecache import PyCodeCache
+
+    def own_kernel():
+        (module, *_) = [m for m in reversed(PyCodeCache.modules) if any(k.startswith("cpp_fused") for k in vars(m))]
+        (kernel,) = [getattr(module, k) for k in vars(module) if k.startswith("cpp_fused")]
+        return kernel
+
+    def blocks(calls: dict, n_blocks: int) -> dict[str, tuple[list[float], list[float]]]:
+        times = {name: ([], []) for name in calls}
+        for b in range(n_blocks):
+            for name in list(calls)[:: 1 if b % 2 == 0 else -1]:
+                for i in range(20):
+                    t0 = time.perf_counter()
+                    calls[name]()
+                    times[name][0 if i == 0 else 1].append(time.perf_counter() - t0)
+        return times
+
+    ms = lambda t: f"{1e3 * min(t):8.4f} / {1e3 * statistics.median(t):8.4f}"  # noqa: E731
+    print("workload    points      | back to back: compiled call, its kernel | first of a block: compiled, kernel")
+    for workload in ("kmeans", "fitness2"):
+        sizes = [1_000, 100_000, 1_000_000] + [10_000_000 if workload == "kmeans" else 4_000_000]
+        for n in sizes if args.points is None else [args.points]:
+            calls, outs = _callpath_pair(workload, n, own_kernel)
+            t = blocks(calls, 16 if n <= 1_000_000 else 8)
+            assert torch.equal(outs[0], outs[1])
+            print(
+                f"{workload:9s} {n:>11,} | {ms(t['compiled'][1])}  {ms(t['kernel'][1])} "
+                f"| {ms(t['compiled'][0])}  {ms(t['kernel'][0])}",
+                flush=True,
+            )
+            if "kernel, A" in t:
+                print(
+                    f"{'  swapped':9s} {n:>11,} | {ms(t['compiled, B'][1])}  {ms(t['kernel, A'][1])} "
+                    "| (the compiled call into the kernel's buffer B, the kernel into the compiled call's A)",
+                    flush=True,
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workload", choices=("fitness1", "kmeans", "fitness2"), default="fitness1")
+    parser.add_argument("--workload", choices=("fitness1", "kmeans", "fitness2", "callpath"), default="fitness1")
     parser.add_argument("--asm", action="store_true", help="print each hot loop's instructions")
     parser.add_argument(
         "--rows", type=int, default=ROWS, help=f"fitness 1: chromosomes of 1,000 genes (default {ROWS:,})"
@@ -840,7 +911,12 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
     numba.set_num_threads(1)
-    {"fitness1": fitness1, "kmeans": kmeans_workload, "fitness2": fitness2_workload}[args.workload](args)
+    {
+        "fitness1": fitness1,
+        "kmeans": kmeans_workload,
+        "fitness2": fitness2_workload,
+        "callpath": callpath_workload,
+    }[args.workload](args)
 
 
 if __name__ == "__main__":
