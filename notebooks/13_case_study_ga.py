@@ -388,22 +388,44 @@ print("int32 sums:", ga.sum_torch(pop[:4]).tolist())
 print("int8 sums: ", pop[:4].sum(dim=1, dtype=torch.int8).tolist())
 
 # %% [markdown]
-# Compiled, an int8 accumulator can be wrong in yet another way. In torch 2.13 inductor's
-# vectorised int8 sum on x86 mixes unused vector lanes into the total, so the result is not
-# even the wrapped sum, and it can be wrong for sums that fit in int8 (a family of bugs tracked
-# upstream for int8 `min` and `max`). The cell compares it with eager on 15 ones and on the four
-# chromosomes above:
+# Compiled, an int8 accumulator can be wrong in yet another way. In torch 2.13 the int8 sum
+# inductor writes with AVX2 instructions mixes unused vector lanes into the total, so the
+# result is not even the wrapped sum, and it can be wrong for sums that fit in int8 (a family
+# of bugs tracked upstream for int8 `min` and `max`). AVX2 code is what inductor writes on an
+# x86 CPU without AVX-512; on one with AVX-512 it writes 512-bit code, and
+# `torch._inductor.config.cpp.simdlen = 256` makes it write the AVX2 code there too. The cell
+# compares both with eager, on 15 ones and on the four chromosomes above, on your CPU:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-sum_int8_compiled = torch.compile(lambda p: p.sum(dim=1, dtype=torch.int8))
+import platform
+
+from torch._inductor import config as inductor_config
+from torch._inductor.cpu_vec_isa import pick_vec_isa
+
+
+def int8_sum_this_cpu(p):
+    return p.sum(dim=1, dtype=torch.int8)
+
+
+def int8_sum_avx2(p):  # the same code, a function of its own: compiled apart, with AVX2 code
+    return p.sum(dim=1, dtype=torch.int8)
+
+
 fifteen = torch.ones(2, 15, dtype=torch.int8)
-for name, data in [("15 ones", fifteen), ("four chromosomes", pop[:4])]:
-    eager_sums, compiled_sums = data.sum(dim=1, dtype=torch.int8), sum_int8_compiled(data)
-    print(
-        f"{name:17s} eager {eager_sums.tolist()}, compiled {compiled_sums.tolist()}: "
-        f"compiled == eager: {torch.equal(eager_sums, compiled_sums)}"
-    )
+codes = [(f"this CPU's code ({pick_vec_isa()})", int8_sum_this_cpu, None)]
+if platform.machine() in ("x86_64", "AMD64"):
+    codes.append(("AVX2 code (simdlen 256)", int8_sum_avx2, 256))
+for code, fn, simdlen in codes:
+    print(code)
+    with inductor_config.patch({"cpp.simdlen": simdlen}):
+        compiled = torch.compile(fn)
+        for name, data in [("15 ones", fifteen), ("four chromosomes", pop[:4])]:
+            eager_sums, compiled_sums = data.sum(dim=1, dtype=torch.int8), compiled(data)
+            print(
+                f"  {name:17s} eager {eager_sums.tolist()}, compiled {compiled_sums.tolist()}: "
+                f"compiled == eager: {torch.equal(eager_sums, compiled_sums)}"
+            )
 
 # %% [markdown]
 # ## The same bytes, with and without the widening
@@ -1442,7 +1464,7 @@ ga.fitness2_torch(pts.numpy())
 #   Compile what runs many times, and read the cold and warm costs apart.
 # * `sum` of int8 accumulates in int64; eager torch materialises an int64 copy of the input
 #   (8x memory). Pass `dtype=` and compile to avoid the copy. Never an int8 accumulator: eager
-#   it wraps, and compiled (torch 2.13, x86) it can be wrong even for sums that fit.
+#   it wraps, and compiled (torch 2.13, inductor's AVX2 code) it can be wrong even for sums that fit.
 # * A GA vectorises: tournaments, crossover and mutation are tensor expressions; pass the
 #   random numbers in and keep shapes fixed, and the step compiles once and reproduces exactly.
 # * Beside Numba and JAX, the rewrite (columns, a reused output, one select per constraint)
