@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchcourse import freshcache
+from torchcourse.grading import freshcache
 
 
 def test_the_seed_holds_only_the_instruction_set_probes():

@@ -15,7 +15,7 @@ from torch.export import Dim, export
 
 from tests.facts import fact
 from torchcourse.compiletools import captured_logs
-from torchcourse.freshcache import empty_cache_dir
+from torchcourse.grading.freshcache import empty_cache_dir
 
 
 class Scorer(torch.nn.Module):

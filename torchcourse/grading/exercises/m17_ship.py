@@ -12,8 +12,8 @@ from pathlib import Path
 
 import torch
 
-from torchcourse.freshcache import empty_cache_dir
 from torchcourse.grading.exercises.m17_cases import ROOT, _x, fresh, fresh_artefacts
+from torchcourse.grading.freshcache import empty_cache_dir
 
 
 # --- 17.5 ------------------------------------------------------------------------------------
