@@ -44,7 +44,7 @@ FAST_LAYER = (
     # process, not the interpreter, and run on the default Python; with them the layer on 3.13 took
     # 20 min on a busy machine). The twice-in-one-kernel test runs on the default Python only.
     "tests/test_check_leaks.py",
-    "tests/test_check_repeat.py",
+    "tests/test_check_repeat*.py",
     "tests/test_constraints.py",
     "tests/test_stated_constraints.py",
     "tests/test_generated_cases.py",

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.test_check_repeat import HEAVY
+from tests.repeat import HEAVY
 from tests.test_checks import EXERCISES, IDS
 from torchcourse.grading.cases import snapshot
 from torchcourse.grading.checks import FAIL, REGISTRY, check, evaluate

@@ -1,0 +1,14 @@
+"""The same verdict on every run, for modules 09-13, whose checks compile (``tests/repeat.py``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.repeat import exercises, same_verdict_on_every_run
+
+EXERCISES = exercises("compiling")
+
+
+@pytest.mark.parametrize("ex", EXERCISES, ids=[ex.id for ex in EXERCISES])
+def test_same_verdict_on_every_run(ex):
+    same_verdict_on_every_run(ex)
