@@ -26,9 +26,6 @@ from torchcourse.grading.checks import FAIL, PASS, evaluate
 from torchcourse.grading.isolation import differences, process_state
 
 ROUNDS = int(os.environ.get("TORCHCOURSE_CHECK_ROUNDS") or 12)
-# Checks that compile with inductor on a fresh cache, export, or build with AOTInductor: other tests
-# (test_check_leaks) keep their answers few.
-HEAVY = {"09.7", "09.10", "10.7", "11.7", "12.9", "17.1", "17.2", "17.3", "17.4", "17.5", "17.6"}
 COMPILING = {"09", "10", "11", "12", "13"}
 
 

@@ -15,14 +15,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.repeat import HEAVY
 from tests.test_checks import EXERCISES, IDS
 from torchcourse.grading.cases import snapshot
 from torchcourse.grading.checks import FAIL, REGISTRY, check, evaluate
 from torchcourse.grading.isolation import Isolated, differences, process_state
 
 ROOT = Path(__file__).resolve().parents[1]
-ALL = os.environ.get("TORCHCOURSE_REPEAT_ALL") == "1"
 
 
 def _source_lines() -> set[str]:
@@ -161,15 +159,9 @@ ANSWERS = [
 
 @pytest.mark.parametrize("ex", EXERCISES, ids=IDS)
 def test_no_traceback_and_no_source_whatever_the_answer_does(ex, capsys):
-    # where each run of the reference compiles or exports for seconds, the answers that let it run
-    # after them are kept to the one that changes everything it is given; where it builds with
-    # AOTInductor or in another process (17.5, 17.6: minutes), to the raising ones
-    # (TORCHCOURSE_REPEAT_ALL=1: every answer everywhere)
+    # every answer on every exercise, those that compile, export or build with AOTInductor too (all of
+    # them: 76 s for this file and the twice-in-one-kernel test at -n 2)
     answers = ANSWERS
-    if ex.id in HEAVY and not ALL:
-        answers = [changes_everything, raises_unprintable, raises_quoting_code, changes_settings]
-        if ex.id in ("17.5", "17.6"):
-            answers = [raises_unprintable, raises_quoting_code]
     for answer in answers:
         before = process_state()
         check(ex.id, answer)

@@ -415,3 +415,49 @@ def _():
         fallback = torch.compile(drop)(ones)
     torch.compiler.reset()
     assert not torch.equal(compiled, eager) and torch.equal(fallback, eager)
+
+
+_PROBE_BUILDS = """
+from torch._inductor import cpp_builder, cpu_vec_isa
+
+builds = []
+build = cpp_builder.CppBuilder.build
+
+
+def counted(self, *args, **kwargs):
+    builds.append(1)
+    return build(self, *args, **kwargs)
+
+
+cpp_builder.CppBuilder.build = counted
+isa = cpu_vec_isa.pick_vec_isa()
+print(len(builds), isa)
+"""
+
+
+@fact(
+    "09",
+    "cpu-probe-once-per-directory",
+    "the CPU probe, that every later process using the same directory skips: the probe's results are files in it",
+    rival="the probe is a start-up cost of every process (then a second process on the same directory would build "
+    "its C++ test programs again; it builds none and picks the same instructions)",
+)
+def _():
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache)
+
+        def run() -> tuple[int, str]:
+            done = subprocess.run(
+                [sys.executable, "-c", _PROBE_BUILDS], env=env, capture_output=True, text=True, timeout=600
+            )
+            assert done.returncode == 0, done.stderr[-2000:]
+            builds, isa = done.stdout.strip().splitlines()[-1].split(" ", 1)
+            return int(builds), isa
+
+        first, second = run(), run()
+        assert any(Path(cache).rglob("*.so")), "the probe left no built program in the cache directory"
+    assert first[0] >= 1, f"a process on an empty directory built no test program: {first}"
+    assert second == (0, first[1]), f"a second process on the same directory: {second}, the first: {first}"
