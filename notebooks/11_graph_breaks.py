@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-28.*
+# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-28.*
 
 # %% [markdown]
 # # 11 · Graph breaks
@@ -729,7 +729,9 @@ claim(seen[0] >= 1 and seen[1:] == [seen[0]] * 3, "the Python body ran while tra
 # changed: num_threads`). Setting it first saves that second compile.
 #
 # First, what compiling costs. The first `torch.compile` call in a process loads inductor and
-# starts its C++ toolchain, whatever it compiles: a one-line function pays that below. The
+# starts its C++ toolchain, whatever it compiles, and the first in this notebook's new cache
+# directory runs inductor's CPU probe too (module 09 times it): a one-line function pays that
+# below. The
 # notebook started with an empty inductor cache, so the compiles after it are **cold**: they
 # generate C++ and run the C++ compiler, once per graph (two graphs with the break, one
 # branch-free). `reset()` then forgets the compiled functions but leaves the cache on disk, and

@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-28.*
+# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-28.*
 
 # %% [markdown]
 # # 13 · Case study: genetic-algorithm fitness
@@ -1520,7 +1520,7 @@ ga.fitness2_torch(pts.numpy())
 # <tr><td>“Numba&#x27;s <code>cache=True</code> writes the machine code of a function to disk, one file for each combination of argument types it was called with”</td><td title="(&#x27;/work/main/tests/facts/l13.py&#x27;, 394, &quot;Skipped: could not import &#x27;numba&#x27;: No module named &#x27;numba&#x27;&quot;)">skipped</td></tr>
 # <tr><td>“JAX&#x27;s persistent cache writes XLA&#x27;s compiled program to disk”</td><td title="(&#x27;/work/main/tests/facts/l13.py&#x27;, 417, &quot;Skipped: could not import &#x27;jax&#x27;: No module named &#x27;jax&#x27;&quot;)">skipped</td></tr>
 # <tr><td>“JAX computes in float32 unless <code>jax_enable_x64</code> is set”</td><td title="(&#x27;/work/main/tests/facts/l13.py&#x27;, 438, &quot;Skipped: could not import &#x27;jax&#x27;: No module named &#x27;jax&#x27;&quot;)">skipped</td></tr>
-# <tr><td>“In torch 2.13 inductor&#x27;s vectorised int8 sum on x86 mixes unused vector lanes into the total, so the result is not even the wrapped sum, and it can be wrong for sums that fit in int8”<br><i>Tracks an upstream bug: not found tracked for sum; the same family as pytorch/pytorch#191499 (int8/uint8 min/max vectorised reductions polluted by inactive lanes, fix proposed in #191543). Once fixed, lesson 13&#x27;s int8-accumulator cell and this sentence change</i></td><td>✓</td></tr>
+# <tr><td>“In torch 2.13 the int8 sum inductor writes with AVX2 instructions mixes unused vector lanes into the total, so the result is not even the wrapped sum, and it can be wrong for sums that fit in int8”<br><i>Tracks an upstream bug: not found tracked for sum; the same family as pytorch/pytorch#191499 (int8/uint8 min/max vectorised reductions polluted by inactive lanes, fix proposed in #191543). Once fixed, lesson 13&#x27;s int8-accumulator cell and this sentence change</i></td><td>✓</td></tr>
 # </table>
 # <p><small>✓ passed on that release; ✗ failed; skipped: not run there (hover for the reason).</small></p>
 # </details>
