@@ -110,6 +110,7 @@ import math
 
 import matplotlib.pyplot as plt
 import torch
+import torch._inductor.codecache  # noqa: F401 - imported here, so that timing the CPU probe below times no import
 from torch._dynamo.utils import counters
 from torch._inductor.cpu_vec_isa import pick_vec_isa
 
@@ -208,11 +209,14 @@ claim(
 predict("09.p1", None)  # replace None with your prediction
 
 # %% [markdown]
-# Before the first call, the cell below runs one step that inductor takes once per cache
-# directory, whatever it compiles: its **CPU probe**, which builds and loads a small C++
-# program for each set of vector instructions (AVX2, AVX-512, ...) your CPU reports, to choose
-# the one its code will use, and keeps the results in the cache directory. The cell times the
-# probe and the call apart; `t_first` is their sum, what a first call into an empty cache costs.
+# Before the first call, the cell below runs a step inductor takes the first time a process
+# writes C++ code for the CPU: its **CPU probe**, which builds a small C++ program for each set
+# of vector instructions (AVX2, AVX-512, ...) your CPU reports and loads each one in a child
+# Python, to choose the one its code will use. The built programs stay in the cache directory:
+# a later process using the same directory runs the probe again but only loads them, which
+# costs far less (module 17 times a new process's probe both ways). Here, in an empty
+# directory, it builds them. The cell times the probe and the call apart; `t_first` is their
+# sum, what a first call into an empty cache costs.
 
 # %%
 pi_compiled = mc.compiled_pi()
@@ -248,7 +252,7 @@ needs_compiler("timing inductor's fused kernel against eager")
 t_comp = measure(lambda: pi_compiled(x, y), repeat=5, budget=0.1)
 print(
     f"first call, cold cache: {format_seconds(t_first)} = CPU probe {format_seconds(t_probe)} "
-    f"+ trace, generate and compile the C++ {format_seconds(t_call)}"
+    f"+ the call {format_seconds(t_call)} (inductor's imports, trace, generate and compile the C++)"
 )
 print(f"compiled, later calls: {t_comp}")
 print(f"eager:                 {t_eager}")
@@ -665,11 +669,11 @@ claim(
 # %% [markdown]
 # The cold first call also paid one-off costs of the process (importing inductor and, on a
 # machine with more than one core, starting its compile worker processes) that every later
-# compile in the same process shares, and one of the cache directory, the CPU probe, that
-# every later process using the same directory skips: the probe's results are files in it
-# (module 17 takes a new process's first call apart, phase by phase). A new Python process with the same warm cache pays those
-# and the tracing again, but on a cache hit skips inductor's code generation and the C++
-# compiler. The cache directory survives between sessions, so on your own machine the second
+# compile in the same process shares, and one of the cache directory, the CPU probe's C++
+# builds, which a later process using the same directory skips: the built programs are files
+# in it (module 17 takes a new process's first call apart, phase by phase). A new Python
+# process with the same warm cache pays the imports, the probe's loads and the tracing again,
+# but on a cache hit skips inductor's code generation and the C++ compiler. The cache directory survives between sessions, so on your own machine the second
 # run of a script starts warm. The cell below measures that case: a new Python process, pointed
 # at this notebook's cache, draws the same samples and times the first call of a new compiled
 # function (the whole cell takes a few seconds):
@@ -700,9 +704,11 @@ print(f"first call in a new process with the warm cache: {format_seconds(t_new_p
 print(f"in this process after reset(): {format_seconds(t_warm)}; cold: {format_seconds(t_first)}")
 
 # %%
-# The new process skips code generation and the C++ compiler (seconds) and pays its imports and
-# the tracing: well under the cold compile, though both include a new process's one-off costs.
-needs_compiler("the claim about a new process's first call")
+# The new process skips code generation, the C++ compiler and the probe's builds (seconds) and
+# pays its imports, the probe's loads and the tracing: well under the cold compile, though both
+# include a new process's one-off costs. The hit is what lets it skip the first two.
+needs_compiler("the claims about a new process's first call")
+claim(int(hits) == 1, "the new process's first call hit inductor's graph cache", f"graph cache hits: {hits}")
 claim(
     t_new_process < t_first,
     "a new process with a warm cache pays less for its first call than the cold compile",
@@ -1206,7 +1212,7 @@ print("private cache removed:", not os.path.exists(cache_dir))
 # <tr><td>“Two environment variables record what the compiler did, read when torch starts”</td><td>✓</td></tr>
 # <tr><td>“<code>TORCH_COMPILE_DEBUG=1</code> writes a directory <code>torch_compile_debug/run_&lt;time&gt;-pid_&lt;pid&gt;/</code> in the working directory”</td><td>✓</td></tr>
 # <tr><td>“dropout compiled draws another mask than eager with the same seed”</td><td>✓</td></tr>
-# <tr><td>“the CPU probe, that every later process using the same directory skips: the probe&#x27;s results are files in it”</td><td>not recorded</td></tr>
+# <tr><td>“the CPU probe&#x27;s C++ builds, which a later process using the same directory skips: the built programs are files in it”</td><td>not recorded</td></tr>
 # </table>
 # <p><small>✓ passed on that release; ✗ failed; skipped: not run there (hover for the reason).</small></p>
 # </details>

@@ -69,8 +69,8 @@ if course_ready:
 # 1,000 elements on the CPU assumes exactly that. Before every call, `torch.compile` checks
 # those assumptions (*guards*); when one fails it compiles again. A recompile costs as much
 # as a compile (hundreds of milliseconds to seconds when inductor's on-disk cache does not
-# hold the code yet; the first compile in a process also pays the compiler's start-up, and the
-# first in a new cache directory inductor's CPU probe, module 09), so a
+# hold the code yet; the first compile in a process also pays the compiler's start-up and
+# inductor's CPU probe, which builds its C++ programs only in a new cache directory, module 09), so a
 # function that sees a new dtype, device or Python value on every call (or a new shape, when
 # shapes are kept static) can be far slower compiled than eager. This notebook counts
 # compiles instead of guessing them, shows what triggers each one, how dynamic shapes stop

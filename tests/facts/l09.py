@@ -418,29 +418,40 @@ def _():
 
 
 _PROBE_BUILDS = """
+import subprocess, time
 from torch._inductor import cpp_builder, cpu_vec_isa
 
-builds = []
-build = cpp_builder.CppBuilder.build
+builds, children = [], []
+build, popen_init = cpp_builder.CppBuilder.build, subprocess.Popen.__init__
 
 
-def counted(self, *args, **kwargs):
+def counted_build(self, *args, **kwargs):
     builds.append(1)
     return build(self, *args, **kwargs)
 
 
-cpp_builder.CppBuilder.build = counted
+def counted_popen(self, args, *rest, **kwargs):
+    children.append(args)
+    return popen_init(self, args, *rest, **kwargs)
+
+
+cpp_builder.CppBuilder.build, subprocess.Popen.__init__ = counted_build, counted_popen
+start = time.perf_counter()
 isa = cpu_vec_isa.pick_vec_isa()
-print(len(builds), isa)
+seconds = time.perf_counter() - start
+loads = sum("LoadLibrary" in " ".join(map(str, a)) for a in children)  # the probe's children that load a program
+print(len(builds), loads, seconds, isa)
 """
 
 
 @fact(
     "09",
-    "cpu-probe-once-per-directory",
-    "the CPU probe, that every later process using the same directory skips: the probe's results are files in it",
-    rival="the probe is a start-up cost of every process (then a second process on the same directory would build "
-    "its C++ test programs again; it builds none and picks the same instructions)",
+    "cpu-probe-builds-once-per-directory",
+    "the CPU probe's C++ builds, which a later process using the same directory skips: the built programs are files "
+    "in it",
+    rival="the whole probe is a start-up cost of every process (then a second process on the same directory would "
+    "build its C++ test programs again; it builds none, still loads each one in a child Python, and takes far less "
+    "time), or nothing of it is (then the second would start no child)",
 )
 def _():
     import subprocess
@@ -449,15 +460,17 @@ def _():
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache)
 
-        def run() -> tuple[int, str]:
+        def run() -> tuple[int, int, float, str]:
             done = subprocess.run(
                 [sys.executable, "-c", _PROBE_BUILDS], env=env, capture_output=True, text=True, timeout=600
             )
             assert done.returncode == 0, done.stderr[-2000:]
-            builds, isa = done.stdout.strip().splitlines()[-1].split(" ", 1)
-            return int(builds), isa
+            builds, loads, seconds, isa = done.stdout.strip().splitlines()[-1].split(" ", 3)
+            return int(builds), int(loads), float(seconds), isa
 
         first, second = run(), run()
         assert any(Path(cache).rglob("*.so")), "the probe left no built program in the cache directory"
     assert first[0] >= 1, f"a process on an empty directory built no test program: {first}"
-    assert second == (0, first[1]), f"a second process on the same directory: {second}, the first: {first}"
+    assert second[0] == 0 and second[3] == first[3], f"a second process on the same directory: {second}, first {first}"
+    assert second[1] >= 1, f"the second process loaded no test program in a child: {second}"
+    assert second[2] < first[2] / 2, f"the second probe took {second[2]:.2f} s, the first {first[2]:.2f} s"

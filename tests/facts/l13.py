@@ -456,6 +456,36 @@ def _():
 
 @fact(
     "13",
+    "compiled-int8-avx2-tail-ones",
+    "n ones come out as n + 24·⌊n/8⌋, wrapped (15 ones as 39)",
+    rival="the loop reads past the row or adds other garbage (then the totals would not follow 24 extra ones per "
+    "step of 8 for every n, and would change with what lies after the row)",
+    upstream="the same bug as compiled-int8-accumulator-wrong: once fixed, this formula and lesson 13's sentence go",
+)
+def _():
+    import platform
+
+    from torch._inductor import config
+    from torch._inductor.cpu_vec_isa import pick_vec_isa
+
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("AVX2 is x86 code")
+    with config.patch({"cpp.simdlen": 256}):
+        if str(pick_vec_isa()) != "avx2":
+            pytest.skip("inductor cannot write AVX2 code on this CPU")
+        torch._dynamo.reset()
+        f = torch.compile(lambda p: p.sum(dim=1, dtype=torch.int8), dynamic=True)
+        wrap = lambda v: (v + 128) % 256 - 128  # noqa: E731
+        for n in (8, 15, 16, 17, 31, 33, 100, 257):
+            padded = torch.full((1, n + 64), 99, dtype=torch.int8)  # what lies after the row: 99s, not 1s
+            padded[:, :n] = 1
+            got = f(padded[:, :n]).item()
+            assert got == wrap(n + 24 * (n // 8)), (n, got, wrap(n + 24 * (n // 8)))
+    torch._dynamo.reset()
+
+
+@fact(
+    "13",
     "compiled-int8-accumulator-wrong",
     "In torch 2.13 the int8 sum inductor writes with AVX2 instructions mixes unused vector lanes into the total, so "
     "the result is not even the wrapped sum, and it can be wrong for sums that fit in int8",
