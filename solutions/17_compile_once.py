@@ -60,7 +60,7 @@ if course_ready:
     _ = check_torch()
 
 # %% [markdown] tags=["outputs-stamp"]
-# *Outputs made with torch 2.13.0+cpu on AMD EPYC (2 cores, CPU only), 2026-11-27.*
+# *Outputs made with torch 2.13.0+cpu on Intel(R) Xeon(R) Processor (2 cores, CPU only), 2026-11-28.*
 
 # %% [markdown]
 # # 17 · Compile once: caches, export and ahead-of-time: exercises
@@ -181,9 +181,10 @@ check("17.4", leaky_or_flip_exportable)
 #
 # Write `ship_cache(fn, x)` that compiles `fn` with `torch.compile` (default backend),
 # makes sure the compiled code exists for `x`, and returns the cache artefacts as `bytes`,
-# ready to be written to a file. The check starts a fresh Python process with an empty
-# inductor cache directory, loads your bytes there, compiles `fn` on `x` and looks whether
-# that compile hit the FX graph cache.
+# ready to be written to a file. The check starts a fresh Python process with a new
+# inductor cache directory (it holds no compiled code, only inductor's CPU probe programs),
+# loads your bytes there, compiles `fn` on `x` and looks whether that compile hit the FX
+# graph cache.
 
 
 # %%

@@ -9,9 +9,13 @@ process finds in the FX graph cache (17.5's check, lesson 17's facts), paid it o
 
 :func:`empty_cache_dir` makes that directory with those test programs already in it, copied from a
 seed built once per machine, user and torch version. The seed holds nothing else: no FX graph,
-AOTAutograd or kernel entries (:func:`_seed` refuses one that does), so what the fresh process hits
-and misses is what it would have been without the seed. Where the seed cannot be built, the
-directory is simply empty, as before.
+AOTAutograd or kernel entries (:func:`_seed` replaces one that holds anything else), so what the
+fresh process hits and misses is what it would have been without the seed. Where the seed cannot be
+built, the directory is simply empty, as before.
+
+The seed sits in the temporary folder of the user who runs the learner's code, so that code can
+damage it (an adversary's answer overwrote its programs, and every later 17.5 check failed): a caller
+whose fresh process fails calls :func:`discard_seed` and runs it again on a truly empty directory.
 """
 
 from __future__ import annotations
@@ -49,7 +53,9 @@ def _seed() -> Path | None:
     """The seed folder, built on first use (in a fresh Python, about 13 s here); None where that fails."""
     final = _seed_path()
     if final.is_dir():
-        return final if _only_isa_probes(final) else None
+        if _only_isa_probes(final):
+            return final
+        discard_seed()  # something else was put there: build it again
     try:
         building = Path(tempfile.mkdtemp(prefix=final.name + "-building-", dir=final.parent))
     except OSError:
@@ -69,11 +75,16 @@ def _seed() -> Path | None:
     return final if final.is_dir() and _only_isa_probes(final) else None
 
 
-def empty_cache_dir(path: str | os.PathLike) -> Path:
+def discard_seed() -> None:
+    """Delete the seed (the next :func:`empty_cache_dir` builds it again)."""
+    shutil.rmtree(_seed_path(), ignore_errors=True)
+
+
+def empty_cache_dir(path: str | os.PathLike, seeded: bool = True) -> Path:
     """Make ``path`` (which must not exist) an inductor cache directory that holds only the CPU
-    instruction-set test programs, or nothing where no seed could be built."""
+    instruction-set test programs, or nothing where no seed could be built or ``seeded`` is False."""
     path = Path(path)
-    seed = _seed()
+    seed = _seed() if seeded else None
     if seed is None:
         path.mkdir()
     else:

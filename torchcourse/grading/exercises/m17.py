@@ -2,7 +2,8 @@
 exportable, ship a compile cache, deploy with AOTInductor.
 
 17.1-17.4 export only (no inductor). 17.5 compiles with inductor and grades the artefacts in a
-fresh Python process with an empty cache directory; 17.6 runs AOTInductor and loads the package
+fresh Python process with a new cache directory (no compiled code in it, only inductor's CPU probe
+programs: ``grading/freshcache.py``); 17.6 runs AOTInductor and loads the package
 the answer wrote. Cases, probes and wrong answers live in ``m17_cases`` (17.6: ``m17_deploy``).
 """
 
