@@ -85,8 +85,11 @@ def empty_cache_dir(path: str | os.PathLike, seeded: bool = True) -> Path:
     instruction-set test programs, or nothing where no seed could be built or ``seeded`` is False."""
     path = Path(path)
     seed = _seed() if seeded else None
-    if seed is None:
-        path.mkdir()
-    else:
-        shutil.copytree(seed, path)
+    if seed is not None:
+        try:
+            shutil.copytree(seed, path)
+            return path
+        except (OSError, shutil.Error):  # discarded by another process while we copied it
+            shutil.rmtree(path, ignore_errors=True)
+    path.mkdir()
     return path
