@@ -454,15 +454,10 @@ def _():
     assert jax.numpy.asarray(np.ones(3)).dtype == jax.numpy.float32  # even from a float64 NumPy array
 
 
-@fact(
-    "13",
-    "compiled-int8-avx2-tail-ones",
-    "n ones come out as n + 24·⌊n/8⌋, wrapped (15 ones as 39)",
-    rival="the loop reads past the row or adds other garbage (then the totals would not follow 24 extra ones per "
-    "step of 8 for every n, and would change with what lies after the row)",
-    upstream="the same bug as compiled-int8-accumulator-wrong: once fixed, this formula and lesson 13's sentence go",
-)
-def _():
+def _avx2_int8_sums(rows: list[torch.Tensor]) -> list[int]:
+    """Each row's int8 sum, compiled with inductor's AVX2 code: simdlen 256 makes inductor write it on any x86
+    CPU with AVX2, an AVX-512 one too (whose own 512-bit code summed these right on an Intel Xeon, where the
+    fact below once failed without it). Skips where inductor cannot write AVX2 code."""
     import platform
 
     from torch._inductor import config
@@ -474,14 +469,30 @@ def _():
         if str(pick_vec_isa()) != "avx2":
             pytest.skip("inductor cannot write AVX2 code on this CPU")
         torch._dynamo.reset()
-        f = torch.compile(lambda p: p.sum(dim=1, dtype=torch.int8), dynamic=True)
-        wrap = lambda v: (v + 128) % 256 - 128  # noqa: E731
-        for n in (8, 15, 16, 17, 31, 33, 100, 257):
-            padded = torch.full((1, n + 64), 99, dtype=torch.int8)  # what lies after the row: 99s, not 1s
-            padded[:, :n] = 1
-            got = f(padded[:, :n]).item()
-            assert got == wrap(n + 24 * (n // 8)), (n, got, wrap(n + 24 * (n // 8)))
-    torch._dynamo.reset()
+        try:
+            f = torch.compile(lambda p: p.sum(dim=1, dtype=torch.int8), dynamic=True)
+            return [f(row).item() for row in rows]
+        finally:
+            torch._dynamo.reset()
+
+
+@fact(
+    "13",
+    "compiled-int8-avx2-tail-ones",
+    "n ones come out as n + 24·⌊n/8⌋, wrapped (15 ones as 39)",
+    rival="the loop reads past the row or adds other garbage (then the totals would not follow 24 extra ones per "
+    "step of 8 for every n, and would change with what lies after the row)",
+    upstream="the same bug as compiled-int8-accumulator-wrong: once fixed, this formula and lesson 13's sentence go",
+)
+def _():
+    sizes, rows = (8, 15, 16, 17, 31, 33, 100, 257), []
+    for n in sizes:
+        padded = torch.full((1, n + 64), 99, dtype=torch.int8)  # what lies after the row: 99s, not 1s
+        padded[:, :n] = 1
+        rows.append(padded[:, :n])
+    wrap = lambda v: (v + 128) % 256 - 128  # noqa: E731
+    expected = [wrap(n + 24 * (n // 8)) for n in sizes]
+    assert _avx2_int8_sums(rows) == expected, (sizes, expected)
 
 
 @fact(
@@ -496,20 +507,7 @@ def _():
     "cell and this sentence change",
 )
 def _():
-    # simdlen 256: AVX2 code on any x86 CPU (on an AVX-512 one too, whose own 512-bit code got these
-    # sums right on the course's Intel Xeon test machine, where this fact once failed without it)
-    import platform
-
-    from torch._inductor import config
-    from torch._inductor.cpu_vec_isa import pick_vec_isa
-
-    if platform.machine() not in ("x86_64", "AMD64"):
-        pytest.skip("AVX2 is x86 code")
-    with config.patch({"cpp.simdlen": 256}):
-        if str(pick_vec_isa()) != "avx2":
-            pytest.skip("inductor cannot write AVX2 code on this CPU")
-        torch._dynamo.reset()
-        f = torch.compile(lambda p: p.sum(dim=1, dtype=torch.int8))
-        wrong = [n for n in (15, 16, 17, 31, 33, 100) if f(torch.ones(1, n, dtype=torch.int8)).item() != n]
-    torch._dynamo.reset()
+    sizes = (15, 16, 17, 31, 33, 100)
+    sums = _avx2_int8_sums([torch.ones(1, n, dtype=torch.int8) for n in sizes])
+    wrong = [n for n, got in zip(sizes, sums) if got != n]
     assert wrong, "every compiled int8 sum of ones equalled eager's"
