@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from tests.repeat import compiled_before
 from tests.test_checks import EXERCISES, IDS
 from torchcourse.grading.cases import snapshot
 from torchcourse.grading.checks import FAIL, REGISTRY, check, evaluate
@@ -163,6 +164,7 @@ def test_no_traceback_and_no_source_whatever_the_answer_does(ex, capsys):
     # them: 76 s for this file and the twice-in-one-kernel test at -n 2)
     answers = ANSWERS
     for answer in answers:
+        compiled_before()  # the kernel holds the learner's compiled code, whatever ran before in this worker
         before = process_state()
         check(ex.id, answer)
         out = capsys.readouterr().out
@@ -422,3 +424,21 @@ def test_a_setting_updated_in_place_is_seen_and_put_back():
         assert differences(before, process_state()) == ["torch._inductor.config"]
     assert inductor_config.aot_inductor.metadata == was
     assert not differences(before, process_state())
+
+
+def test_dynamo_entries_left_behind_are_a_difference_and_dropped_ones_are_not():
+    """What a check compiles and keeps counts towards dynamo's recompile limit at its next run (11.7's
+    9th run once lost its graph), so new entries are a difference; a check that starts from
+    ``torch.compiler.reset()`` drops the learner's entries, which changes no verdict and is not one."""
+
+    def kept(x):
+        return x.cos() * 2
+
+    compiled_before()
+    before = process_state()
+    torch.compile(kept, backend="eager")(torch.ones(2))
+    assert "dynamo caches" in differences(before, process_state())
+    torch._dynamo.reset_code(kept.__code__)
+    assert "dynamo caches" not in differences(before, process_state())
+    torch.compiler.reset()
+    assert "dynamo caches" not in differences(before, process_state())
