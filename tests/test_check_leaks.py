@@ -442,3 +442,23 @@ def test_dynamo_entries_left_behind_are_a_difference_and_dropped_ones_are_not():
     assert "dynamo caches" not in differences(before, process_state())
     torch.compiler.reset()
     assert "dynamo caches" not in differences(before, process_state())
+
+
+def test_a_check_that_swaps_an_entry_for_its_own_leaves_a_difference_and_is_forgotten():
+    """A fresh reviewer's case: the learner compiled ``f`` for float32; a check resets and compiles
+    ``f`` for float64. The entry count is 1 before and after, yet the float64 entry is the check's:
+    entries are compared by identity, so it is a difference, and ``Isolated`` drops it."""
+    from torchcourse.grading.isolation import _dynamo_codes
+
+    def f(x):
+        return x * 3
+
+    compiled = torch.compile(f, backend="eager")
+    compiled(torch.ones(2))
+    before = process_state()
+    with Isolated():
+        torch.compiler.reset()
+        compiled(torch.ones(2, dtype=torch.float64))
+        assert "dynamo caches" in differences(before, process_state())
+    assert "dynamo caches" not in differences(before, process_state())
+    assert not _dynamo_codes().get(id(f.__code__), (None, ()))[1]  # the check's entry is gone

@@ -54,8 +54,11 @@ def _configs() -> list[Any]:
     return found
 
 
-def _dynamo_codes() -> dict[int, tuple[types.CodeType, int]]:
-    """The code objects dynamo has compiled, with the number of cache entries each holds."""
+def _dynamo_codes() -> dict[int, tuple[types.CodeType, tuple[types.CodeType, ...]]]:
+    """The code objects dynamo has compiled, each with its cache entries (their transformed code
+    objects). Entries are told apart by identity, not counted: a check that drops a learner's entry
+    and compiles one of its own leaves the count as it was. The picture holds the code objects, so
+    while it lives no new object takes one of their ids."""
     convert_frame = sys.modules.get("torch._dynamo.convert_frame")
     if convert_frame is None:
         return {}
@@ -65,7 +68,7 @@ def _dynamo_codes() -> dict[int, tuple[types.CodeType, int]]:
     for weak in list(convert_frame.input_codes.seen) + list(convert_frame.output_codes.seen):
         code = weak()
         if code is not None:
-            out[id(code)] = (code, len(_debug_get_cache_entry_list(code)))
+            out[id(code)] = (code, tuple(entry.code for entry in _debug_get_cache_entry_list(code)))
     return out
 
 
@@ -103,7 +106,7 @@ def process_state() -> dict[str, Any]:
         "torch function modes": torch._C._len_torch_function_stack(),
         "dispatch modes": torch._C._len_torch_dispatch_stack(),
         "stdout": (sys.stdout, sys.stderr),
-        "dynamo caches": {k: n for k, (_, n) in _dynamo_codes().items() if n},
+        "dynamo caches": {k: v for k, v in _dynamo_codes().items() if v[1]},
         "dynamo counters": _counters(),
     }
     for module in _configs():
@@ -150,13 +153,21 @@ def differences(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     return out
 
 
-def _left_behind(before: dict[int, int], after: dict[int, int]) -> list[int]:
-    """Code objects holding more cache entries than before: what a check left behind, which counts
-    towards dynamo's recompile limit at its next run. Fewer entries are no trace: a check that must
-    count the graphs an answer compiles starts from ``torch.compiler.reset()`` (as the exercise texts
-    of module 10 tell the answer to), which also drops what the learner compiled earlier in the kernel.
-    Their functions compile again at their next call and give the same results; no verdict changes."""
-    return [code for code, n in after.items() if n > before.get(code, 0)]
+def _left_behind(before: dict, after: dict) -> list[int]:
+    """Code objects holding a cache entry they did not hold before: what a check left behind, which
+    counts towards dynamo's recompile limit and answers a later call in place of a fresh compile.
+    Entries dropped are no trace of this kind: a check that must count the graphs an answer compiles
+    (09.10, module 10's, module 17's) starts from ``torch.compiler.reset()``, as module 10's texts tell
+    the answer to, and that drops what the learner compiled earlier in the kernel. It changes no
+    check's verdict, but the learner sees it: their compiled functions compile again at their next
+    call, so compile counts and the ids in ``TORCH_LOGS=recompiles`` start over, and a change the old
+    compiled code did not see (a hook added afterwards) now takes effect; compile callbacks they
+    registered are gone. Re-running the cells that compile puts their kernel back."""
+    return [
+        key
+        for key, (_, entries) in after.items()
+        if {id(e) for e in entries} - {id(e) for e in before.get(key, (None, ()))[1]}
+    ]
 
 
 def _no_modules(namespace: dict[str, Any]) -> dict[str, Any]:
@@ -271,9 +282,9 @@ class Isolated:
         automatic-dynamic state it recorded: the next run starts from the same counts."""
         from torch._C._dynamo.eval_frame import reset_code
 
-        for key, (code, n) in _dynamo_codes().items():
-            if n and self.codes.get(key, (None, 0))[1] != n:
-                reset_code(code)
+        now = _dynamo_codes()
+        for key in _left_behind(self.codes, now):
+            reset_code(now[key][0])
         pgo = sys.modules.get("torch._dynamo.pgo")
         if pgo is not None and self.pgo is not None:
             pgo._CODE_STATE, pgo._INIT_CODE_STATE = self.pgo
